@@ -1,0 +1,14 @@
+module telha.dev/core
+
+go 1.26.0
+
+require (
+	github.com/google/uuid v1.6.0
+	github.com/zeebo/xxh3 v1.1.0
+	lukechampine.com/blake3 v1.4.1
+)
+
+require (
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

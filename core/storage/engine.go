@@ -1,0 +1,68 @@
+package storage
+
+import "iter"
+
+// KV is one row yielded by a scan. Both slices are owned by the caller: the
+// engine copies them out of its own memory, so they stay valid after the
+// loop moves on. Decode Key with the Decode function of the range's family.
+type KV struct {
+	Key   []byte
+	Value []byte
+}
+
+// Reader is the read half shared by an engine and its snapshots.
+type Reader interface {
+	// Get returns the value stored at k, or ErrNotFound. An invalid key
+	// returns ErrInvalidKey.
+	Get(k Key) ([]byte, error)
+
+	// Scan yields the rows of r in ascending byte order. It yields at most
+	// one error, as its last element. The engine's iterator is released when
+	// the loop ends, whether by exhaustion, break, error or a panic in the
+	// loop body. An invalid range yields ErrInvalidRange and no rows.
+	Scan(r ScanRange) iter.Seq2[KV, error]
+}
+
+// Engine is a storage backend. Every method is typed on Key, ScanRange and
+// Batch: no engine method accepts raw key bytes, so isolation is decided by
+// the constructors of this package alone. Engines are safe for concurrent
+// use.
+type Engine interface {
+	Reader
+
+	// Put stores value at k.
+	Put(k Key, value []byte) error
+
+	// Delete removes k. Deleting an absent key is not an error.
+	Delete(k Key) error
+
+	// Write applies b atomically under the engine's configured sync policy.
+	Write(b *Batch) error
+
+	// WriteDurable applies b atomically and returns only once it is on
+	// stable storage, whatever the sync policy: for user-visible destruction
+	// (tombstone cascades) that must survive power loss once acknowledged.
+	WriteDurable(b *Batch) error
+
+	// DeleteRange removes every key of r.
+	DeleteRange(r ScanRange) error
+
+	// Snapshot returns a consistent read-only view as of now. Release it
+	// with Close; hold it briefly.
+	Snapshot() (Snapshot, error)
+
+	// Checkpoint writes a consistent copy of the store to dir, which must
+	// not exist. The copy opens as a working store.
+	Checkpoint(dir string) error
+
+	// Close releases the engine. Later calls return ErrClosed.
+	Close() error
+}
+
+// Snapshot is a consistent read-only view of an engine.
+type Snapshot interface {
+	Reader
+
+	// Close releases the snapshot. Later reads return ErrClosed.
+	Close() error
+}

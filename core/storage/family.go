@@ -1,0 +1,71 @@
+package storage
+
+import "fmt"
+
+// ColumnFamily names one of the 13 column families. The zero value is not a
+// family, so a forgotten field never silently selects node_versions.
+type ColumnFamily uint8
+
+// The column families, in the order the RocksDB engine opens them.
+const (
+	NodeVersions ColumnFamily = iota + 1
+	EdgeVersions
+	AdjacencyOut
+	AdjacencyIn
+	ValidTimeIndex
+	TxTimeIndex
+	Vectors
+	Schema
+	Sources
+	Spans
+	Traces
+	Jobs
+	BitmapIndex
+)
+
+var familyNames = [...]string{
+	NodeVersions:   "node_versions",
+	EdgeVersions:   "edge_versions",
+	AdjacencyOut:   "adjacency_out",
+	AdjacencyIn:    "adjacency_in",
+	ValidTimeIndex: "valid_time_index",
+	TxTimeIndex:    "tx_time_index",
+	Vectors:        "vectors",
+	Schema:         "schema",
+	Sources:        "sources",
+	Spans:          "spans",
+	Traces:         "traces",
+	Jobs:           "jobs",
+	BitmapIndex:    "bitmap_index",
+}
+
+// Families returns every column family in open order. The slice is fresh on
+// each call.
+func Families() []ColumnFamily {
+	out := make([]ColumnFamily, 0, len(familyNames)-1)
+	for cf := NodeVersions; cf <= BitmapIndex; cf++ {
+		out = append(out, cf)
+	}
+	return out
+}
+
+// Valid reports whether cf is one of the 13 families.
+func (cf ColumnFamily) Valid() bool { return cf >= NodeVersions && cf <= BitmapIndex }
+
+// String returns the family's storage name, e.g. "node_versions".
+func (cf ColumnFamily) String() string {
+	if !cf.Valid() {
+		return fmt.Sprintf("ColumnFamily(%d)", uint8(cf))
+	}
+	return familyNames[cf]
+}
+
+// ParseColumnFamily returns the family with the given storage name.
+func ParseColumnFamily(name string) (ColumnFamily, error) {
+	for cf := NodeVersions; cf <= BitmapIndex; cf++ {
+		if familyNames[cf] == name {
+			return cf, nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q", ErrUnknownFamily, name)
+}

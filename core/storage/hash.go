@@ -1,0 +1,41 @@
+package storage
+
+import "github.com/zeebo/xxh3"
+
+// Hashes of names. Each kind is its own type so that a label hash cannot be
+// passed where an edge type hash is expected. All are xxh3-64 of the name;
+// collisions are caught by the registries that persist name-to-hash
+// mappings (spec OQ-1: fail loud, never merge).
+type (
+	// EdgeTypeHash identifies an edge type in the adjacency families.
+	EdgeTypeHash uint64
+	// LabelHash identifies a node label in the schema and bitmap_index families.
+	LabelHash uint64
+	// PropertyHash identifies a property name in the bitmap_index family.
+	PropertyHash uint64
+	// BucketHash identifies a value bucket (equality bucket or range band) of
+	// a property in the bitmap_index family.
+	BucketHash uint64
+	// ModelID identifies an embedding model: xxh3("vector_model/"+name).
+	ModelID uint64
+)
+
+// HashEdgeType returns the hash of an edge type name.
+func HashEdgeType(name string) EdgeTypeHash { return EdgeTypeHash(xxh3.HashString(name)) }
+
+// HashLabel returns the hash of a node label.
+func HashLabel(name string) LabelHash { return LabelHash(xxh3.HashString(name)) }
+
+// HashProperty returns the hash of a property name.
+func HashProperty(name string) PropertyHash { return PropertyHash(xxh3.HashString(name)) }
+
+// HashBucket returns the hash of an encoded value bucket.
+func HashBucket(bucket []byte) BucketHash { return BucketHash(xxh3.Hash(bucket)) }
+
+// ModelIDOf returns the registry id of the embedding model with this name.
+func ModelIDOf(name string) ModelID {
+	h := xxh3.New()
+	_, _ = h.WriteString("vector_model/")
+	_, _ = h.WriteString(name)
+	return ModelID(h.Sum64())
+}

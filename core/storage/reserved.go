@@ -1,0 +1,65 @@
+package storage
+
+import (
+	"github.com/google/uuid"
+	"lukechampine.com/blake3"
+)
+
+// RedactionChunkIndex is the reserved slot of the sources family (spec §3.7):
+// inv(u64::MAX) == 0, so redaction and blocklist rows sort first for their
+// id, and no real chunk index or tx time can collide with it.
+const RedactionChunkIndex uint64 = 1<<64 - 1
+
+// blocklistNamespace keeps blocklist ids apart from real blob ids, which
+// derive from raw canonical hashes.
+const blocklistNamespace = "telha/blocklist/v1"
+
+// RedactionRecordKey is the blob redaction record of blob: the sources shape
+// at the reserved slot.
+func RedactionRecordKey(s TenantScope, blob uuid.UUID) Key {
+	return sourceKey(s, blob, RedactionChunkIndex)
+}
+
+// BlocklistID derives the blocklist row id of a keyed digest:
+// blake3("telha/blocklist/v1" || keyedDigest)[:16].
+func BlocklistID(keyedDigest []byte) uuid.UUID {
+	var id uuid.UUID
+	var buf [len(blocklistNamespace) + 64]byte
+	if len(keyedDigest) <= 64 {
+		n := copy(buf[:], blocklistNamespace)
+		n += copy(buf[n:], keyedDigest)
+		sum := blake3.Sum256(buf[:n])
+		copy(id[:], sum[:16])
+		return id
+	}
+	h := blake3.New(32, nil)
+	_, _ = h.Write([]byte(blocklistNamespace))
+	_, _ = h.Write(keyedDigest)
+	copy(id[:], h.Sum(nil))
+	return id
+}
+
+// BlocklistKey is the erased-content blocklist row of a keyed digest: the
+// sources shape at the reserved slot, under the derived BlocklistID.
+func BlocklistKey(s TenantScope, keyedDigest []byte) Key {
+	return sourceKey(s, BlocklistID(keyedDigest), RedactionChunkIndex)
+}
+
+// JobKey is the key of a system job: the jobs layout under the all-zero
+// prefix.
+//
+//telha:restricted system use storage.JobKey with a TenantScope, or the system facade in telha.dev/core/storage/system
+func (s SystemScope) JobKey(state JobState, priority uint8, created Timestamp, id uuid.UUID) Key {
+	if !state.Valid() {
+		return Key{}
+	}
+	return jobKey(s.prefix(), state, priority, created, id)
+}
+
+// VectorModelKey is one version of a deployment-global embedding model:
+// [nil 32][model id 8][inv tx 8], the schema shape under the system prefix.
+//
+//telha:restricted system use the model registry in telha.dev/core/storage/system
+func (s SystemScope) VectorModelKey(model ModelID, txStart Timestamp) Key {
+	return schemaKey(s.prefix(), uint64(model), txStart)
+}
