@@ -1,0 +1,16 @@
+// Command telha is the Telha Core operator CLI.
+//
+//	telha debug decode-key <family> <hex>   render one key readably
+//	telha debug layout                      print the key layout document
+//
+// Every usage or input error prints one line on stderr and exits with
+// status 2; nothing panics on bad input.
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

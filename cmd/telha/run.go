@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the operation failed
+	exitUsage = 2 // bad arguments or input
+)
+
+// usageError marks an error caused by the invocation rather than by the
+// system: it exits with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+const usage = `usage:
+  telha debug decode-key <family> <hex>   render one key readably
+  telha debug layout                      print the key layout document (docs/key-layout.md)`
+
+// run executes one invocation and returns its exit code. Errors are reported
+// as a single line on stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	err := dispatch(args, stdout)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "telha: %v\n", err)
+	if errors.As(err, new(usageError)) {
+		return exitUsage
+	}
+	return exitError
+}
+
+func dispatch(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("missing command; %s", oneLine(usage))
+	}
+	switch args[0] {
+	case "debug":
+		return debug(args[1:], stdout)
+	case "help", "-h", "-help", "--help":
+		_, err := fmt.Fprintln(stdout, usage)
+		return err
+	}
+	return usagef("unknown command %q; %s", args[0], oneLine(usage))
+}
