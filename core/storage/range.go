@@ -77,7 +77,7 @@ func (r ScanRange) After(cursor Key) (ScanRange, error) {
 	// byte string above the cursor and below every greater key.
 	buf := make([]byte, 0, int(cursor.n)+1+len(r.upper))
 	buf = append(append(buf, cursor.b[:cursor.n]...), 0)
-	lower := buf
+	lower := buf[:len(buf):len(buf)]
 	var upper []byte
 	if r.upper != nil {
 		upper = append(buf[len(buf):], r.upper...)
