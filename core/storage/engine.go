@@ -19,7 +19,13 @@ type Reader interface {
 	// Scan yields the rows of r in ascending byte order. It yields at most
 	// one error, as its last element. The engine's iterator is released when
 	// the loop ends, whether by exhaustion, break, error or a panic in the
-	// loop body. An invalid range yields ErrInvalidRange and no rows.
+	// loop body; the panic propagates unchanged. An invalid range yields
+	// ErrInvalidRange and no rows.
+	//
+	// A scan sees one consistent state as of its start: a batch is wholly
+	// visible or not, and writes made by the loop body (which may write to
+	// the engine) are not seen by it. The sequence may be ranged over more
+	// than once; each range is a new scan.
 	Scan(r ScanRange) iter.Seq2[KV, error]
 }
 
@@ -51,11 +57,12 @@ type Engine interface {
 	// with Close; hold it briefly.
 	Snapshot() (Snapshot, error)
 
-	// Checkpoint writes a consistent copy of the store to dir, which must
-	// not exist. The copy opens as a working store.
+	// Checkpoint writes a consistent copy of the store to dir. It returns an
+	// error if dir exists. The copy opens as a working store.
 	Checkpoint(dir string) error
 
-	// Close releases the engine. Later calls return ErrClosed.
+	// Close releases the engine and ends its open snapshots, whose reads then
+	// return ErrClosed. Later calls, Close included, return ErrClosed.
 	Close() error
 }
 
@@ -63,6 +70,7 @@ type Engine interface {
 type Snapshot interface {
 	Reader
 
-	// Close releases the snapshot. Later reads return ErrClosed.
+	// Close releases the snapshot. Later reads return ErrClosed; closing
+	// twice returns nil or ErrClosed, never a crash.
 	Close() error
 }

@@ -71,7 +71,7 @@ func (r ScanRange) After(cursor Key) (ScanRange, error) {
 		return ScanRange{}, ErrInvalidRange
 	}
 	if !r.Contains(cursor) {
-		return ScanRange{}, fmt.Errorf("resume %s after %s: %w", r, cursor, ErrOutOfRange)
+		return ScanRange{}, fmt.Errorf("resume %s scan after %s: %w", r.family, cursor, ErrOutOfRange)
 	}
 	// All keys of a family are fixed-width, so cursor+0x00 is the smallest
 	// byte string above the cursor and below every greater key.

@@ -200,7 +200,18 @@ func TemporalIndexAfter(s TenantScope, cursor Key) (ScanRange, error) {
 	if cursor.family != ValidTimeIndex && cursor.family != TxTimeIndex {
 		return ScanRange{}, fmt.Errorf("temporal index after %s: %w", cursor, ErrOutOfRange)
 	}
-	return TenantAll(s, cursor.family).After(cursor)
+	if s.IsZero() {
+		return ScanRange{}, ErrInvalidRange
+	}
+	// The whole-tenant range lives on the stack: After makes the one
+	// allocation.
+	p := s.prefix()
+	var limit [ScopeLen]byte
+	upper, ok := successor(limit[:0], p[:])
+	if !ok {
+		upper = nil
+	}
+	return ScanRange{family: cursor.family, lower: p[:], upper: upper}.After(cursor)
 }
 
 // FullFamily is every row of cf, across all tenants and the system scope:

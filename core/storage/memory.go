@@ -1,0 +1,518 @@
+package storage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// MemoryEngine is the semantic baseline engine: pure Go, byte-ordered,
+// atomic batches, O(1) isolated snapshots. It is the fast engine for unit
+// tests across the codebase, and the reference every other engine is
+// compared with by the conformance suite in storagetest.
+//
+// Each family is a slice of rows sorted by key bytes. A slice, once
+// published, is never modified: every write builds new slices for the
+// families it touches, in O(rows of the family). So a snapshot or a running
+// scan simply keeps the slices it saw, without locks or reference counts,
+// and a scan never holds the lock while its loop body runs: the body may
+// write to the engine. The price, a copy of the family on every write, is
+// right for a test baseline and wrong for production data.
+type MemoryEngine struct {
+	mu     sync.RWMutex
+	closed bool
+	tables memTables
+}
+
+// memTables holds one immutable sorted slice per family, indexed by
+// ColumnFamily (index 0 is unused).
+type memTables [BitmapIndex + 1][]memRow
+
+// memRow is one stored row. Its slices are never written after the row is
+// built, so rows may be shared between tables.
+type memRow struct {
+	key   []byte
+	value []byte
+}
+
+// memMutation is one batch mutation in the byte form the tables store.
+type memMutation struct {
+	key    []byte
+	value  []byte
+	remove bool
+}
+
+var _ Engine = (*MemoryEngine)(nil)
+
+// NewMemoryEngine returns an empty engine.
+func NewMemoryEngine() *MemoryEngine { return &MemoryEngine{} }
+
+// Get returns a copy of the value at k, or ErrNotFound.
+func (e *MemoryEngine) Get(k Key) ([]byte, error) { return get(k, e) }
+
+// Scan yields copies of the rows of r in ascending byte order, from the
+// family as it was when the loop started.
+func (e *MemoryEngine) Scan(r ScanRange) iter.Seq2[KV, error] { return scan(r, e) }
+
+// rowSource is the engine or a snapshot: where Get and Scan find the
+// slice of a family.
+type rowSource interface {
+	rows(ColumnFamily) ([]memRow, error)
+}
+
+// rows returns the current slice of family cf.
+func (e *MemoryEngine) rows(cf ColumnFamily) ([]memRow, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	return e.tables[cf], nil
+}
+
+// isClosed reports whether Close has been called.
+func (e *MemoryEngine) isClosed() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.closed
+}
+
+// Put stores a copy of value at k.
+func (e *MemoryEngine) Put(k Key, value []byte) error {
+	return e.apply("put", []Mutation{{Kind: MutationPut, Key: k, Value: bytes.Clone(value)}})
+}
+
+// Delete removes k.
+func (e *MemoryEngine) Delete(k Key) error {
+	return e.apply("delete", []Mutation{{Kind: MutationDelete, Key: k}})
+}
+
+// Write applies b atomically: either every mutation is visible or none.
+func (e *MemoryEngine) Write(b *Batch) error {
+	if err := b.Err(); err != nil {
+		return fmt.Errorf("memory engine: write batch: %w", err)
+	}
+	return e.apply("write batch", b.Mutations())
+}
+
+// WriteDurable is Write: a memory engine has no stable storage, so its
+// durability is the process's.
+func (e *MemoryEngine) WriteDurable(b *Batch) error { return e.Write(b) }
+
+// apply validates every mutation, then installs them all under one lock
+// acquisition, so readers see all of them or none. Mutations of one key
+// apply in order: the last one wins. The tables keep the mutations' value
+// slices: Batch.Put and Put made them as private copies, and nothing
+// writes to them again.
+func (e *MemoryEngine) apply(op string, muts []Mutation) error {
+	var byFamily [BitmapIndex + 1][]memMutation
+	for i, m := range muts {
+		if !m.Key.Valid() {
+			return fmt.Errorf("memory engine: %s: mutation %d: %w", op, i, ErrInvalidKey)
+		}
+		if m.Kind != MutationPut && m.Kind != MutationDelete {
+			return fmt.Errorf("memory engine: %s: mutation %d: unknown mutation kind %d", op, i, m.Kind)
+		}
+		cf := m.Key.Family()
+		byFamily[cf] = append(byFamily[cf], memMutation{key: m.Key.Bytes(), value: m.Value, remove: m.Kind == MutationDelete})
+	}
+	for cf := range byFamily {
+		byFamily[cf] = lastPerKey(byFamily[cf])
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return fmt.Errorf("memory engine: %s: %w", op, ErrClosed)
+	}
+	for cf, fm := range byFamily {
+		if len(fm) > 0 {
+			e.tables[cf] = merge(e.tables[cf], fm)
+		}
+	}
+	return nil
+}
+
+// lastPerKey sorts muts by key and keeps the last mutation of each key.
+func lastPerKey(muts []memMutation) []memMutation {
+	slices.SortStableFunc(muts, func(a, b memMutation) int { return bytes.Compare(a.key, b.key) })
+	out := muts[:0]
+	for i, m := range muts {
+		if i+1 < len(muts) && bytes.Equal(m.key, muts[i+1].key) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// merge returns a new slice: old with the sorted, distinct-key mutations
+// applied. old is not modified.
+func merge(old []memRow, muts []memMutation) []memRow {
+	out := make([]memRow, 0, len(old)+len(muts))
+	i := 0
+	for _, m := range muts {
+		j, found := search(old[i:], m.key)
+		out = append(out, old[i:i+j]...)
+		i += j
+		if found {
+			i++ // replaced or deleted
+		}
+		if !m.remove {
+			out = append(out, memRow{key: m.key, value: m.value})
+		}
+	}
+	return append(out, old[i:]...)
+}
+
+// DeleteRange removes every key of r.
+func (e *MemoryEngine) DeleteRange(r ScanRange) error {
+	if !r.Valid() {
+		return fmt.Errorf("memory engine: delete range: %w", ErrInvalidRange)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return fmt.Errorf("memory engine: delete range %s: %w", r, ErrClosed)
+	}
+	old := e.tables[r.Family()]
+	lo, hi := bounds(old, r)
+	if lo == hi {
+		return nil
+	}
+	e.tables[r.Family()] = append(append(make([]memRow, 0, len(old)-(hi-lo)), old[:lo]...), old[hi:]...)
+	return nil
+}
+
+// Snapshot returns a view of the engine as of now. It shares the engine's
+// current slices, which later writes replace rather than modify.
+func (e *MemoryEngine) Snapshot() (Snapshot, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, fmt.Errorf("memory engine: snapshot: %w", ErrClosed)
+	}
+	return &memSnapshot{engine: e, tables: e.tables}, nil
+}
+
+// Close releases the engine's rows. Later calls, including those of its
+// snapshots, return ErrClosed.
+func (e *MemoryEngine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return fmt.Errorf("memory engine: close: %w", ErrClosed)
+	}
+	e.closed = true
+	e.tables = memTables{}
+	return nil
+}
+
+// memSnapshot is a MemoryEngine snapshot. It does not outlive its engine:
+// after the engine closes its reads return ErrClosed, as a RocksDB snapshot
+// dies with its database.
+type memSnapshot struct {
+	engine *MemoryEngine
+	tables memTables
+	closed atomic.Bool
+}
+
+func (s *memSnapshot) Get(k Key) ([]byte, error) { return get(k, s) }
+
+func (s *memSnapshot) Scan(r ScanRange) iter.Seq2[KV, error] { return scan(r, s) }
+
+func (s *memSnapshot) rows(cf ColumnFamily) ([]memRow, error) {
+	if s.closed.Load() || s.engine.isClosed() {
+		return nil, ErrClosed
+	}
+	return s.tables[cf], nil
+}
+
+// Close releases the snapshot. Closing it twice returns ErrClosed.
+func (s *memSnapshot) Close() error {
+	if s.closed.Swap(true) {
+		return fmt.Errorf("memory snapshot: close: %w", ErrClosed)
+	}
+	return nil
+}
+
+// get is Get for the engine and its snapshots: a copy of the value at k,
+// or ErrNotFound. The miss is not wrapped: it is an expected answer on a
+// hot path.
+func get(k Key, src rowSource) ([]byte, error) {
+	if !k.Valid() {
+		return nil, fmt.Errorf("memory engine: get: %w", ErrInvalidKey)
+	}
+	rows, err := src.rows(k.Family())
+	if err != nil {
+		return nil, fmt.Errorf("memory engine: get: %w", err)
+	}
+	i, found := search(rows, k.View())
+	if !found {
+		return nil, ErrNotFound
+	}
+	return bytes.Clone(rows[i].value), nil
+}
+
+// scan is Scan for the engine and its snapshots. It takes the family's
+// slice once, when the loop starts, and releases every lock before it
+// yields: the loop body may write to the engine, and sees none of those
+// writes in this loop.
+func scan(r ScanRange, src rowSource) iter.Seq2[KV, error] {
+	return func(yield func(KV, error) bool) {
+		if !r.Valid() {
+			yield(KV{}, fmt.Errorf("memory engine: scan: %w", ErrInvalidRange))
+			return
+		}
+		rows, err := src.rows(r.Family())
+		if err != nil {
+			yield(KV{}, fmt.Errorf("memory engine: scan %s: %w", r, err))
+			return
+		}
+		lo, hi := bounds(rows, r)
+		for _, row := range rows[lo:hi] {
+			if !yield(KV{Key: bytes.Clone(row.key), Value: bytes.Clone(row.value)}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// bounds returns the index interval of rows that lies inside r.
+func bounds(rows []memRow, r ScanRange) (lo, hi int) {
+	lower, upper := r.Bounds()
+	lo, _ = search(rows, lower)
+	hi = len(rows)
+	if upper != nil {
+		hi, _ = search(rows, upper)
+	}
+	return lo, max(lo, hi)
+}
+
+// search returns the index of the first row whose key is at or after key,
+// and whether it is key. It is written out, rather than a call to
+// slices.BinarySearchFunc, so that key does not escape: a Get does not
+// allocate its Key on the heap.
+func search(rows []memRow, key []byte) (int, bool) {
+	lo, hi := 0, len(rows)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if bytes.Compare(rows[mid].key, key) < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(rows) && bytes.Equal(rows[lo].key, key)
+}
+
+// Checkpoint errors. OpenMemoryCheckpoint wraps them with the path and what
+// was wrong; test with errors.Is.
+var (
+	// ErrNotCheckpoint reports a directory without a memory checkpoint file,
+	// or a file that does not start with the checkpoint magic.
+	ErrNotCheckpoint = errors.New("not a memory engine checkpoint")
+	// ErrCheckpointVersion reports a checkpoint of a format version this
+	// build does not read.
+	ErrCheckpointVersion = errors.New("unsupported memory checkpoint version")
+	// ErrCheckpointCorrupt reports a checkpoint whose checksum or structure
+	// is wrong: truncated, bit-flipped, or rows out of order.
+	ErrCheckpointCorrupt = errors.New("corrupt memory checkpoint")
+)
+
+// The checkpoint file, version 1. All integers are big-endian:
+//
+//	magic    8 bytes  "TELHAMEM"
+//	version  uint32   1
+//	count    uint64   number of rows
+//	rows     count times:
+//	           family    uint8   a ColumnFamily
+//	           keyLen    uint32
+//	           key       keyLen bytes
+//	           valueLen  uint32
+//	           value     valueLen bytes
+//	checksum uint32   CRC-32C (Castagnoli) of every byte before it
+//
+// Rows are in family order, then in strictly ascending key order. The
+// version is read before the checksum, so that a later version may change
+// everything after it.
+const (
+	checkpointFile             = "memory.checkpoint"
+	checkpointMagic            = "TELHAMEM"
+	checkpointVersion   uint32 = 1
+	checkpointHeaderLen        = len(checkpointMagic) + 4 + 8
+	checkpointSumLen           = 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checkpoint writes the engine's rows as of now to a new directory dir. The
+// file is written under a temporary name, synced, renamed into place and
+// its directory synced, so dir never holds a partial checkpoint file; on
+// failure dir is removed.
+func (e *MemoryEngine) Checkpoint(dir string) (err error) {
+	e.mu.RLock()
+	closed, tables := e.closed, e.tables
+	e.mu.RUnlock()
+	if closed {
+		return fmt.Errorf("memory engine: checkpoint %s: %w", dir, ErrClosed)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("memory engine: checkpoint: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			err = fmt.Errorf("memory engine: checkpoint %s: %w", dir, err)
+		}
+	}()
+	f, err := os.CreateTemp(dir, checkpointFile+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if err := writeCheckpoint(f, &tables); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, checkpointFile)); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(dir))
+}
+
+// writeCheckpoint writes the version 1 format to f and syncs it.
+func writeCheckpoint(f *os.File, tables *memTables) error {
+	sum := crc32.New(castagnoli)
+	w := bufio.NewWriter(io.MultiWriter(f, sum))
+	var count uint64
+	for _, rows := range tables {
+		count += uint64(len(rows))
+	}
+	var scratch [8]byte
+	_, _ = w.WriteString(checkpointMagic)
+	_, _ = w.Write(binary.BigEndian.AppendUint32(scratch[:0], checkpointVersion))
+	_, _ = w.Write(binary.BigEndian.AppendUint64(scratch[:0], count))
+	for cf, rows := range tables {
+		for _, row := range rows {
+			_ = w.WriteByte(byte(cf))
+			_, _ = w.Write(binary.BigEndian.AppendUint32(scratch[:0], uint32(len(row.key))))
+			_, _ = w.Write(row.key)
+			_, _ = w.Write(binary.BigEndian.AppendUint32(scratch[:0], uint32(len(row.value))))
+			_, _ = w.Write(row.value)
+		}
+	}
+	// bufio.Writer keeps its first error and returns it from Flush.
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if _, err := f.Write(binary.BigEndian.AppendUint32(scratch[:0], sum.Sum32())); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// syncDir makes a directory's entries durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	if err := d.Sync(); err != nil {
+		_ = d.Close()
+		return err
+	}
+	return d.Close()
+}
+
+// OpenMemoryCheckpoint loads a directory written by MemoryEngine.Checkpoint
+// as a new, writable engine. A bad directory or file yields an error
+// wrapping ErrNotCheckpoint, ErrCheckpointVersion or ErrCheckpointCorrupt.
+func OpenMemoryCheckpoint(dir string) (*MemoryEngine, error) {
+	path := filepath.Join(dir, checkpointFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open memory checkpoint: %w: %w", ErrNotCheckpoint, err)
+	}
+	tables, err := parseCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("open memory checkpoint %s: %w", path, err)
+	}
+	return &MemoryEngine{tables: tables}, nil
+}
+
+// parseCheckpoint decodes the version 1 format. The rows alias data, which
+// the engine never modifies.
+func parseCheckpoint(data []byte) (memTables, error) {
+	var tables memTables
+	if !bytes.HasPrefix(data, []byte(checkpointMagic)) {
+		return tables, ErrNotCheckpoint
+	}
+	if len(data) < checkpointHeaderLen+checkpointSumLen {
+		return tables, fmt.Errorf("%w: %d bytes is shorter than header and checksum", ErrCheckpointCorrupt, len(data))
+	}
+	if v := binary.BigEndian.Uint32(data[len(checkpointMagic):]); v != checkpointVersion {
+		return tables, fmt.Errorf("%w: version %d, want %d", ErrCheckpointVersion, v, checkpointVersion)
+	}
+	body := data[:len(data)-checkpointSumLen]
+	if got, want := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(data[len(body):]); got != want {
+		return tables, fmt.Errorf("%w: checksum %08x, file says %08x", ErrCheckpointCorrupt, got, want)
+	}
+	count := binary.BigEndian.Uint64(body[len(checkpointMagic)+4:])
+	rest := body[checkpointHeaderLen:]
+	var prev struct {
+		cf  ColumnFamily
+		key []byte
+	}
+	for i := range count {
+		if len(rest) == 0 {
+			return tables, fmt.Errorf("%w: row %d of %d missing", ErrCheckpointCorrupt, i, count)
+		}
+		cf := ColumnFamily(rest[0])
+		key, rest1, ok := lengthPrefixed(rest[1:])
+		value, rest2, ok2 := lengthPrefixed(rest1)
+		switch {
+		case !ok || !ok2:
+			return tables, fmt.Errorf("%w: row %d truncated", ErrCheckpointCorrupt, i)
+		case !cf.Valid():
+			return tables, fmt.Errorf("%w: row %d: %w %d", ErrCheckpointCorrupt, i, ErrUnknownFamily, uint8(cf))
+		case len(key) < ScopeLen || len(key) > MaxKeyLen:
+			return tables, fmt.Errorf("%w: row %d: key of %d bytes", ErrCheckpointCorrupt, i, len(key))
+		case cf < prev.cf || cf == prev.cf && bytes.Compare(key, prev.key) <= 0:
+			return tables, fmt.Errorf("%w: row %d out of order", ErrCheckpointCorrupt, i)
+		}
+		tables[cf] = append(tables[cf], memRow{key: key, value: value})
+		prev.cf, prev.key, rest = cf, key, rest2
+	}
+	if len(rest) != 0 {
+		return tables, fmt.Errorf("%w: %d bytes after the last row", ErrCheckpointCorrupt, len(rest))
+	}
+	return tables, nil
+}
+
+// lengthPrefixed splits a uint32 length and that many bytes off b.
+func lengthPrefixed(b []byte) (field, rest []byte, ok bool) {
+	if len(b) < 4 {
+		return nil, nil, false
+	}
+	n := binary.BigEndian.Uint32(b)
+	if uint64(n) > uint64(len(b)-4) {
+		return nil, nil, false
+	}
+	return b[4 : 4+n : 4+n], b[4+n:], true
+}

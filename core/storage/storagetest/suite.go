@@ -1,0 +1,314 @@
+// Package storagetest is the conformance suite for storage.Engine: the
+// executable acceptance bar every backend passes unchanged (MemoryEngine,
+// RocksDB, and any later one). A backend runs it with one call:
+//
+//	func TestConformance(t *testing.T) {
+//		storagetest.Run(t, storagetest.Harness{New: ..., OpenCheckpoint: ...})
+//	}
+//
+// Beyond the contract written on storage.Engine, the suite pins these
+// behaviours, which callers rely on:
+//   - a Scan sees one consistent state: a batch is wholly visible to it or
+//     not at all, and writes made by its own loop body are not seen by it;
+//   - a Scan may be ranged over more than once, and its loop body may write
+//     to the engine;
+//   - a panic in a loop body reaches the caller unchanged, and the engine's
+//     iterator is released all the same;
+//   - Engine.Close ends every open snapshot: its reads return ErrClosed.
+//
+// Random choices come from a fixed seed, logged on failure; set
+// STORAGETEST_SEED to another integer to explore.
+package storagetest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"telha.dev/core/storage"
+)
+
+// Harness tells the suite how to make engines of one backend.
+type Harness struct {
+	// New returns a fresh, empty engine. The suite closes it.
+	New func(t testing.TB) storage.Engine
+	// OpenCheckpoint opens a directory written by Engine.Checkpoint as a
+	// working engine. The suite closes it.
+	OpenCheckpoint func(t testing.TB, dir string) storage.Engine
+}
+
+// Run runs every conformance test against the harness's backend.
+func Run(t *testing.T, h Harness) {
+	if h.New == nil || h.OpenCheckpoint == nil {
+		t.Fatal("storagetest: Harness.New and Harness.OpenCheckpoint are both required")
+	}
+	tests := []struct {
+		name string
+		run  func(*testing.T, Harness)
+	}{
+		{"ByteOrder", testByteOrder},
+		{"Values", testValues},
+		{"RangeMatrix", testRangeMatrix},
+		{"TenantDeleteRange", testTenantDeleteRange},
+		{"DeleteRangeConfinement", testDeleteRangeConfinement},
+		{"BatchAtomicity", testBatchAtomicity},
+		{"ConcurrentBatchVisibility", testConcurrentBatchVisibility},
+		{"SnapshotIsolation", testSnapshotIsolation},
+		{"ScanTermination", testScanTermination},
+		{"ScanLoopBodyWrites", testScanLoopBodyWrites},
+		{"ConcurrentReadersWriters", testConcurrentReadersWriters},
+		{"Checkpoint", testCheckpoint},
+		{"InvalidArguments", testInvalidArguments},
+		{"Closed", testClosed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
+	}
+}
+
+// hangTimeout bounds calls that must not block: Close after scans that
+// ended early, and scans whose loop body writes. It is generous because
+// the suite runs under -race on shared machines.
+const hangTimeout = 20 * time.Second
+
+// open returns a fresh engine that is closed when the test ends.
+func open(t *testing.T, h Harness) storage.Engine {
+	t.Helper()
+	e := h.New(t)
+	t.Cleanup(func() { closeEngine(t, e) })
+	return e
+}
+
+// openCheckpoint opens dir with the harness; the engine is closed when the
+// test ends.
+func openCheckpoint(t *testing.T, h Harness, dir string) storage.Engine {
+	t.Helper()
+	e := h.OpenCheckpoint(t, dir)
+	t.Cleanup(func() { closeEngine(t, e) })
+	return e
+}
+
+// closeEngine closes e, tolerating an engine the test closed already, and
+// reports a Close that hangs, the symptom of a leaked iterator.
+func closeEngine(t testing.TB, e storage.Engine) {
+	var err error
+	if within(t, "Engine.Close", func() { err = e.Close() }) && err != nil && !errors.Is(err, storage.ErrClosed) {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// within runs f and reports false, with a test error, if it does not return
+// within hangTimeout. The goroutine of a hung f is left behind.
+func within(t testing.TB, what string, f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(hangTimeout):
+		t.Errorf("%s did not return within %v: a scan leaked its iterator or a lock is still held", what, hangTimeout)
+		return false
+	}
+}
+
+// seedEnv names the environment variable that overrides the fixed seed.
+const seedEnv = "STORAGETEST_SEED"
+
+// newRand returns a generator with the suite's seed, logged if the test
+// fails so that the failure can be replayed.
+func newRand(t *testing.T) *rand.Rand {
+	t.Helper()
+	seed := uint64(20260702)
+	if s := os.Getenv(seedEnv); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: %v", seedEnv, s, err)
+		}
+		seed = v
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("random seed %d (replay with %s=%d)", seed, seedEnv, seed)
+		}
+	})
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// scanAll collects a scan's rows and its error. A scan that yields anything
+// after its error breaks the Reader contract and is reported as an error
+// that matches no sentinel.
+func scanAll(r storage.Reader, rg storage.ScanRange) ([]storage.KV, error) {
+	var rows []storage.KV
+	var scanErr error
+	for kv, err := range r.Scan(rg) {
+		if scanErr != nil {
+			return rows, fmt.Errorf("scan yielded (%x, %v) after its error %q", kv.Key, err, scanErr.Error())
+		}
+		if err != nil {
+			scanErr = err
+			continue
+		}
+		rows = append(rows, kv)
+	}
+	return rows, scanErr
+}
+
+// mustScan scans rg and checks what every scan owes (see checkRows).
+func mustScan(t testing.TB, r storage.Reader, rg storage.ScanRange) []storage.KV {
+	t.Helper()
+	rows, err := scanAll(r, rg)
+	if err == nil {
+		err = checkRows(rg, rows)
+	}
+	if err != nil {
+		t.Fatalf("scan %s: %v", rg, err)
+	}
+	return rows
+}
+
+// checkRows checks what every scan's rows owe: keys in strictly ascending
+// byte order, every key inside the range.
+func checkRows(rg storage.ScanRange, rows []storage.KV) error {
+	lower, upper := rg.Bounds()
+	for i, kv := range rows {
+		if i > 0 && bytes.Compare(rows[i-1].Key, kv.Key) >= 0 {
+			return fmt.Errorf("row %d %x does not sort after row %d %x", i, kv.Key, i-1, rows[i-1].Key)
+		}
+		if bytes.Compare(kv.Key, lower) < 0 || upper != nil && bytes.Compare(kv.Key, upper) >= 0 {
+			return fmt.Errorf("yielded %s outside the range", describe(rg.Family(), kv.Key))
+		}
+	}
+	return nil
+}
+
+// tables is the content of an engine: the rows of each family in key order.
+type tables map[storage.ColumnFamily][]storage.KV
+
+// readTables reads every family of r in total order.
+func readTables(t testing.TB, r storage.Reader) tables {
+	t.Helper()
+	out := tables{}
+	for _, cf := range storage.Families() {
+		out[cf] = mustScan(t, r, storage.SystemScope{}.FullFamily(cf))
+	}
+	return out
+}
+
+// model is what an engine should hold: the value at each key.
+type model map[storage.Key][]byte
+
+// apply records a batch's mutations in order, as an engine applies them.
+func (m model) apply(b *storage.Batch) {
+	for _, mu := range b.Mutations() {
+		if mu.Kind == storage.MutationPut {
+			m[mu.Key] = mu.Value
+		} else {
+			delete(m, mu.Key)
+		}
+	}
+}
+
+// tables returns the model's rows per family in key order.
+func (m model) tables() tables {
+	out := tables{}
+	for _, cf := range storage.Families() {
+		out[cf] = m.rows(cf)
+	}
+	return out
+}
+
+// rows returns the model's rows of family cf in key order.
+func (m model) rows(cf storage.ColumnFamily) []storage.KV {
+	var rows []storage.KV
+	for k, v := range m {
+		if k.Family() == cf {
+			rows = append(rows, storage.KV{Key: k.Bytes(), Value: v})
+		}
+	}
+	slices.SortFunc(rows, func(a, b storage.KV) int { return bytes.Compare(a.Key, b.Key) })
+	return rows
+}
+
+// checkTables reports every difference between want and what r holds.
+func checkTables(t testing.TB, what string, r storage.Reader, want tables) {
+	t.Helper()
+	got := readTables(t, r)
+	for _, cf := range storage.Families() {
+		for _, d := range diffRows(cf, want[cf], got[cf]) {
+			t.Errorf("%s: %s", what, d)
+		}
+	}
+}
+
+// maxDiffs caps the differences reported per comparison.
+const maxDiffs = 5
+
+// diffRows describes how got differs from want; both are in key order.
+func diffRows(cf storage.ColumnFamily, want, got []storage.KV) []string {
+	var out []string
+	i, j := 0, 0
+	for i < len(want) || j < len(got) {
+		if len(out) == maxDiffs {
+			return append(out, "...")
+		}
+		switch {
+		case j == len(got) || i < len(want) && bytes.Compare(want[i].Key, got[j].Key) < 0:
+			out = append(out, "missing "+describe(cf, want[i].Key))
+			i++
+		case i == len(want) || bytes.Compare(want[i].Key, got[j].Key) > 0:
+			out = append(out, "unexpected "+describe(cf, got[j].Key))
+			j++
+		default:
+			if !bytes.Equal(want[i].Value, got[j].Value) {
+				out = append(out, fmt.Sprintf("value of %s is %q, want %q", describe(cf, got[j].Key), got[j].Value, want[i].Value))
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// describe renders key bytes for a failure message.
+func describe(cf storage.ColumnFamily, key []byte) string {
+	s, err := storage.DescribeKey(cf, key)
+	if err != nil {
+		return fmt.Sprintf("%s %x (%v)", cf, key, err)
+	}
+	return s
+}
+
+// mustGet returns the value at k, failing the test on any error.
+func mustGet(t testing.TB, r storage.Reader, k storage.Key) []byte {
+	t.Helper()
+	v, err := r.Get(k)
+	if err != nil {
+		t.Fatalf("Get %s: %v", k, err)
+	}
+	return v
+}
+
+// checkAbsent fails unless Get of k reports ErrNotFound.
+func checkAbsent(t testing.TB, r storage.Reader, k storage.Key) {
+	t.Helper()
+	if v, err := r.Get(k); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("Get %s = %q, %v; want ErrNotFound", k, v, err)
+	}
+}
+
+// must fails the test on a non-nil error.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
