@@ -2,4 +2,7 @@ module telha.dev/analyzers
 
 go 1.26.0
 
-require golang.org/x/tools v0.52.0 // indirect
+require (
+	github.com/golangci/plugin-module-register v0.1.2
+	golang.org/x/tools v0.52.0
+)
