@@ -12,7 +12,7 @@ BIN := $(CURDIR)/bin
 FUZZTIME ?= 30s
 # Checks per rapid property in `make test`: enough for at least 1,000,000
 # generated cases in all (the suite prints the total).
-RAPID_CHECKS ?= 20000
+RAPID_CHECKS ?= 17000
 # Benchmark repetitions, for benchstat.
 BENCHCOUNT ?= 6
 
@@ -33,14 +33,16 @@ deps:
 	fi
 	@for m in $(MODULES); do (cd $$m && $(GO) mod download); done
 
-## test: deps, then every module's tests (-race).
-test: deps unit
+## test: deps, then every module's tests (-race) and the property suite.
+test: deps unit properties
 
 unit:
 	$(GO) test -race -timeout 20m $(PACKAGES)
 
+## properties: the rapid property suite of the key authority at RAPID_CHECKS
+## checks per property; it prints the number of generated cases.
 properties:
-	$(GO) test -count=1 -run 'Property' -rapid.checks=$(RAPID_CHECKS) -v telha.dev/core/storage | grep -E '^(rapid property cases|ok|FAIL|---)' 
+	cd core/storage && $(GO) test -count=1 -run '^TestProp' -rapid.checks=$(RAPID_CHECKS) -rapid.nofailfile -v . | grep -E '^(rapid property cases|ok|FAIL|--- FAIL|panic)'
 
 ## gate: telhavet over the whole workspace; any finding fails.
 gate: build

@@ -6,58 +6,63 @@ import "github.com/google/uuid"
 // [scope 32][label hash 8][kind 1], so that all rows of one (tenant, label)
 // are one contiguous range.
 
-func bitmapKey(s TenantScope, label LabelHash, kind BitmapKind) (encoder, bool) {
-	if s.IsZero() {
-		return encoder{}, false
-	}
-	e := encoder{k: Key{family: BitmapIndex}}
-	e.scope(s.prefix())
+// bitmapHead writes the common prefix of a bitmap_index key of scope s.
+func bitmapHead(k *Key, s TenantScope, label LabelHash, kind BitmapKind) encoder {
+	e := startKey(k, BitmapIndex)
+	e.tenant(s)
 	e.u64(uint64(label))
 	e.u8(uint8(kind))
-	return e, true
+	return e
 }
 
 // BitmapAllocKey is the row-id watermark of one (tenant, label): 41 bytes.
-func BitmapAllocKey(s TenantScope, label LabelHash) Key {
-	e, _ := bitmapKey(s, label, BitmapAlloc)
-	return e.k
+func BitmapAllocKey(s TenantScope, label LabelHash) (k Key) {
+	if !s.IsZero() {
+		e := bitmapHead(&k, s, label, BitmapAlloc)
+		e.done()
+	}
+	return k
 }
 
 // BitmapIDMapKey maps a row id to a logical id: [prefix 41][row id 4] = 45 bytes.
-func BitmapIDMapKey(s TenantScope, label LabelHash, row uint32) Key {
-	e, ok := bitmapKey(s, label, BitmapIDMap)
-	if ok {
+func BitmapIDMapKey(s TenantScope, label LabelHash, row uint32) (k Key) {
+	if !s.IsZero() {
+		e := bitmapHead(&k, s, label, BitmapIDMap)
 		e.u32(row)
+		e.done()
 	}
-	return e.k
+	return k
 }
 
 // BitmapRevMapKey maps a logical id to its row id: [prefix 41][logical id 16] = 57 bytes.
-func BitmapRevMapKey(s TenantScope, label LabelHash, id uuid.UUID) Key {
-	e, ok := bitmapKey(s, label, BitmapRevMap)
-	if ok {
-		e.raw(id[:])
+func BitmapRevMapKey(s TenantScope, label LabelHash, id uuid.UUID) (k Key) {
+	if !s.IsZero() {
+		e := bitmapHead(&k, s, label, BitmapRevMap)
+		e.id(id)
+		e.done()
 	}
-	return e.k
+	return k
 }
 
 // BitmapPostingKey holds the posting list of one (property, bucket):
 // [prefix 41][property hash 8][bucket hash 8] = 57 bytes.
-func BitmapPostingKey(s TenantScope, label LabelHash, property PropertyHash, bucket BucketHash) Key {
-	e, ok := bitmapKey(s, label, BitmapPosting)
-	if ok {
+func BitmapPostingKey(s TenantScope, label LabelHash, property PropertyHash, bucket BucketHash) (k Key) {
+	if !s.IsZero() {
+		e := bitmapHead(&k, s, label, BitmapPosting)
 		e.u64(uint64(property))
 		e.u64(uint64(bucket))
+		e.done()
 	}
-	return e.k
+	return k
 }
 
 // BitmapPropCounterKey holds the distinct-value counter of one property:
 // [prefix 41][property hash 8] = 49 bytes.
-func BitmapPropCounterKey(s TenantScope, label LabelHash, property PropertyHash) Key {
-	e, ok := bitmapKey(s, label, BitmapPropCounter)
-	if ok {
+func BitmapPropCounterKey(s TenantScope, label LabelHash, property PropertyHash) (k Key) {
+	if !s.IsZero() {
+		e := bitmapHead(&k, s, label, BitmapPropCounter)
 		e.u64(uint64(property))
+		e.done()
 	}
-	return e.k
+	return k
 }

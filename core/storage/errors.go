@@ -12,8 +12,8 @@ var (
 	// family's layout.
 	ErrWrongLength = errors.New("wrong key length")
 
-	// ErrBadUUID reports a UUID field that no valid key can hold: a nil
-	// logical id, or a scope with exactly one nil component.
+	// ErrBadUUID reports a scope with exactly one nil component: neither a
+	// tenant scope nor the system scope.
 	ErrBadUUID = errors.New("bad uuid")
 
 	// ErrUnknownKind reports a discriminator byte (index kind, bitmap kind,

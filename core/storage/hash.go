@@ -1,6 +1,10 @@
 package storage
 
-import "github.com/zeebo/xxh3"
+import (
+	"encoding/binary"
+
+	"github.com/zeebo/xxh3"
+)
 
 // Hashes of names. Each kind is its own type so that a label hash cannot be
 // passed where an edge type hash is expected. All are xxh3-64 of the name;
@@ -38,4 +42,19 @@ func ModelIDOf(name string) ModelID {
 	_, _ = h.WriteString("vector_model/")
 	_, _ = h.WriteString(name)
 	return ModelID(h.Sum64())
+}
+
+// edgeTypeNamespace keeps edge type registrations apart from node label
+// schema rows in the schema family.
+const edgeTypeNamespace = "telha/edge_type/"
+
+// EdgeTypeLabel is the schema label hash under which the registration of
+// edge type hash h lives: xxh3(edgeTypeNamespace || be64(h)). Only a 64-bit
+// accident can make it equal a node label's hash; the registry's value
+// format detects that.
+func EdgeTypeLabel(h EdgeTypeHash) LabelHash {
+	var buf [len(edgeTypeNamespace) + 8]byte
+	n := copy(buf[:], edgeTypeNamespace)
+	binary.BigEndian.PutUint64(buf[n:], uint64(h))
+	return LabelHash(xxh3.Hash(buf[:]))
 }

@@ -1,6 +1,11 @@
 package storage
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/google/uuid"
+)
 
 // MaxKeyLen is the length of the longest key (the adjacency families).
 const MaxKeyLen = 88
@@ -53,39 +58,51 @@ func (k Key) String() string {
 //telha:restricted rawbytes engines only; use Key.Bytes or Key.AppendTo for a copy
 func (k *Key) View() []byte { return k.b[:k.n:k.n] }
 
-// encoder fills a Key left to right. Its methods are small enough to inline,
-// so a constructor compiles to a few stores into the returned value.
+// encoder fills a Key left to right, in place. Its methods inline, and
+// after inlining the offset is a constant at every step, so a constructor
+// compiles to a few stores straight into its result with no bounds checks.
 type encoder struct {
-	k Key
+	k *Key
+	n int
 }
 
-func (e *encoder) scope(p [ScopeLen]byte) {
-	copy(e.k.b[:ScopeLen], p[:])
-	e.k.n = ScopeLen
+// startKey begins a key of family cf in k.
+func startKey(k *Key, cf ColumnFamily) encoder {
+	k.family = cf
+	return encoder{k: k}
 }
 
-func (e *encoder) raw(b []byte) {
-	copy(e.k.b[e.k.n:], b)
-	e.k.n += uint8(len(b))
+// tenant writes the scope prefix of s.
+func (e *encoder) tenant(s TenantScope) {
+	copy(e.k.b[0:16], s.tenant[:])
+	copy(e.k.b[16:32], s.organization[:])
+	e.n = ScopeLen
+}
+
+// system writes the all-zero prefix of the system scope.
+func (e *encoder) system() {
+	clear(e.k.b[0:ScopeLen])
+	e.n = ScopeLen
+}
+
+func (e *encoder) id(id uuid.UUID) {
+	copy(e.k.b[e.n:e.n+16], id[:])
+	e.n += 16
 }
 
 func (e *encoder) u8(v uint8) {
-	e.k.b[e.k.n] = v
-	e.k.n++
+	e.k.b[e.n] = v
+	e.n++
 }
 
 func (e *encoder) u32(v uint32) {
-	i := e.k.n
-	e.k.b[i], e.k.b[i+1], e.k.b[i+2], e.k.b[i+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
-	e.k.n += 4
+	binary.BigEndian.PutUint32(e.k.b[e.n:e.n+4], v)
+	e.n += 4
 }
 
 func (e *encoder) u64(v uint64) {
-	i := e.k.n
-	_ = e.k.b[i+7]
-	e.k.b[i], e.k.b[i+1], e.k.b[i+2], e.k.b[i+3] = byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32)
-	e.k.b[i+4], e.k.b[i+5], e.k.b[i+6], e.k.b[i+7] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
-	e.k.n += 8
+	binary.BigEndian.PutUint64(e.k.b[e.n:e.n+8], v)
+	e.n += 8
 }
 
 // inv writes a timestamp inverted (latest first).
@@ -93,3 +110,9 @@ func (e *encoder) inv(t Timestamp) { e.u64(invert(ordered(t))) }
 
 // asc writes a timestamp in ascending order.
 func (e *encoder) asc(t Timestamp) { e.u64(ordered(t)) }
+
+// done records the key's length; the key is valid from here on.
+func (e *encoder) done() { e.k.n = uint8(e.n) }
+
+// bytes returns what has been written so far.
+func (e *encoder) bytes() []byte { return e.k.b[:e.n] }

@@ -43,7 +43,7 @@ var (
 	fAsc       = func(name string) Field { return Field{name, 8, "timestamp, ascending"} }
 	fU64       = func(name string) Field { return Field{name, 8, "uint64, big-endian"} }
 	fByte      = func(name, enc string) Field { return Field{name, 1, enc} }
-	bitmapHead = []Field{fScope, fHash("label_hash"), fByte("kind", "bitmap kind")}
+	bitmapFields = []Field{fScope, fHash("label_hash"), fByte("kind", "bitmap kind")}
 )
 
 // Layouts returns every key layout, in family order.
@@ -55,7 +55,7 @@ func Layouts() []Layout {
 	index := func(first, second string) []Field {
 		return []Field{fScope, fInv(first), fInv(second), fID("logical_id"), fByte("kind", "0x00 node, 0x01 edge")}
 	}
-	bitmap := func(fields ...Field) []Field { return append(append([]Field(nil), bitmapHead...), fields...) }
+	bitmap := func(fields ...Field) []Field { return append(append([]Field(nil), bitmapFields...), fields...) }
 	return []Layout{
 		{Family: NodeVersions, Fields: version},
 		{Family: EdgeVersions, Fields: version},
@@ -64,7 +64,8 @@ func Layouts() []Layout {
 		{Family: ValidTimeIndex, Fields: index("valid_time_start", "tx_time_start"), Note: "value: the primary version key (covering index)"},
 		{Family: TxTimeIndex, Fields: index("tx_time_start", "valid_time_start"), Note: "value: the primary version key (covering index)"},
 		{Family: Vectors, Fields: []Field{fScope, fID("node_logical_id"), fHash("embedding_model_id"), fInv("valid_time_start"), fInv("tx_time_start")}},
-		{Family: Schema, Fields: []Field{fScope, fHash("label_hash"), fInv("tx_time_start")}},
+		{Family: Schema, Fields: []Field{fScope, fHash("label_hash"), fInv("tx_time_start")},
+			Note: `edge type registrations use label_hash = xxh3("telha/edge_type/" || be64(edge_type_hash))`},
 		{Family: Schema, Shape: "vector model registry", Fields: []Field{fSystem, fHash("model_id"), fInv("tx_time_start")},
 			Note: `model_id = xxh3("vector_model/" + name); deployment-global, reached only through the system facade`},
 		{Family: Sources, Fields: []Field{fScope, fID("source_id"), fInv("tx_time_start")}},

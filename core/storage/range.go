@@ -81,6 +81,9 @@ func (r ScanRange) After(cursor Key) (ScanRange, error) {
 	var upper []byte
 	if r.upper != nil {
 		upper = append(buf[len(buf):], r.upper...)
+		if bytes.Compare(lower, upper) >= 0 {
+			return ScanRange{}, fmt.Errorf("resume %s scan after %s: %w", r.family, cursor, ErrEmptyRange)
+		}
 	}
 	return ScanRange{family: r.family, lower: lower, upper: upper, crossesScopes: r.crossesScopes}, nil
 }
@@ -104,15 +107,10 @@ func successor(dst, b []byte) (out []byte, ok bool) {
 	return dst, false
 }
 
-// rangeBuilder builds a range with a single allocation: the lower bound and
-// the upper bound share one buffer.
-type rangeBuilder struct {
-	e encoder
-}
-
-// prefixRange is [p, successor(p)): every key that starts with p.
-func (b *rangeBuilder) prefixRange() ScanRange {
-	p := b.e.k.b[:b.e.k.n]
+// prefixRange is [p, successor(p)) for the bytes p written so far: every
+// key that starts with p. It allocates once: both bounds share a buffer.
+func (e *encoder) prefixRange() ScanRange {
+	p := e.bytes()
 	buf := make([]byte, len(p), 2*len(p))
 	copy(buf, p)
 	lower := buf[:len(p):len(p)]
@@ -120,12 +118,13 @@ func (b *rangeBuilder) prefixRange() ScanRange {
 	if !ok {
 		upper = nil
 	}
-	return ScanRange{family: b.e.k.family, lower: lower, upper: upper}
+	return ScanRange{family: e.k.family, lower: lower, upper: upper}
 }
 
-// fromRange is [p, successor(scope)): every key of the scope from p on.
-func (b *rangeBuilder) fromRange() ScanRange {
-	p := b.e.k.b[:b.e.k.n]
+// fromRange is [p, successor(scope)): every key of the scope from the bytes
+// p written so far on.
+func (e *encoder) fromRange() ScanRange {
+	p := e.bytes()
 	buf := make([]byte, len(p), len(p)+ScopeLen)
 	copy(buf, p)
 	lower := buf[:len(p):len(p)]
@@ -133,7 +132,7 @@ func (b *rangeBuilder) fromRange() ScanRange {
 	if !ok {
 		upper = nil
 	}
-	return ScanRange{family: b.e.k.family, lower: lower, upper: upper}
+	return ScanRange{family: e.k.family, lower: lower, upper: upper}
 }
 
 // between is [lo, successor(hi)): from lo through every key starting with hi.
@@ -152,13 +151,13 @@ func between(cf ColumnFamily, lo, hi []byte) (ScanRange, error) {
 	return ScanRange{family: cf, lower: lower, upper: upper}, nil
 }
 
-// tenantBuilder starts a range of family cf inside scope s; ok is false for
-// the zero scope.
-func tenantBuilder(cf ColumnFamily, s TenantScope) (b rangeBuilder, ok bool) {
+// tenantBuilder starts, in k, the bounds of a range of family cf inside
+// scope s; ok is false for the zero scope.
+func tenantBuilder(k *Key, cf ColumnFamily, s TenantScope) (e encoder, ok bool) {
 	if s.IsZero() {
-		return b, false
+		return e, false
 	}
-	b.e.k.family = cf
-	b.e.scope(s.prefix())
-	return b, true
+	e = startKey(k, cf)
+	e.tenant(s)
+	return e, true
 }

@@ -12,18 +12,20 @@ import (
 // allocates exactly once.
 
 func idRange(cf ColumnFamily, s TenantScope, id uuid.UUID) ScanRange {
-	b, ok := tenantBuilder(cf, s)
+	var k Key
+	b, ok := tenantBuilder(&k, cf, s)
 	if !ok {
 		return ScanRange{}
 	}
-	b.e.raw(id[:])
+	b.id(id)
 	return b.prefixRange()
 }
 
 // TenantAll is every row of one family in one tenant: whole-tenant export,
 // GDPR verification passes, and pagination roots.
 func TenantAll(s TenantScope, cf ColumnFamily) ScanRange {
-	b, ok := tenantBuilder(cf, s)
+	var k Key
+	b, ok := tenantBuilder(&k, cf, s)
 	if !ok || !cf.Valid() {
 		return ScanRange{}
 	}
@@ -45,12 +47,13 @@ func AdjacencyOutRange(s TenantScope, from uuid.UUID) ScanRange {
 func AdjacencyInRange(s TenantScope, to uuid.UUID) ScanRange { return idRange(AdjacencyIn, s, to) }
 
 func adjacencyTypeRange(cf ColumnFamily, s TenantScope, anchor uuid.UUID, edgeType EdgeTypeHash) ScanRange {
-	b, ok := tenantBuilder(cf, s)
+	var k Key
+	b, ok := tenantBuilder(&k, cf, s)
 	if !ok {
 		return ScanRange{}
 	}
-	b.e.raw(anchor[:])
-	b.e.u64(uint64(edgeType))
+	b.id(anchor)
+	b.u64(uint64(edgeType))
 	return b.prefixRange()
 }
 
@@ -67,11 +70,12 @@ func AdjacencyInTypeRange(s TenantScope, to uuid.UUID, edgeType EdgeTypeHash) Sc
 // ValidTimeFrom starts the global "valid at T" scan: every valid_time_index
 // row of the tenant whose valid start is at or before t, latest first.
 func ValidTimeFrom(s TenantScope, t Timestamp) ScanRange {
-	b, ok := tenantBuilder(ValidTimeIndex, s)
+	var k Key
+	b, ok := tenantBuilder(&k, ValidTimeIndex, s)
 	if !ok {
 		return ScanRange{}
 	}
-	b.e.inv(t)
+	b.inv(t)
 	return b.fromRange()
 }
 
@@ -84,32 +88,41 @@ func TxTimeBetween(s TenantScope, from, to Timestamp) (ScanRange, error) {
 	if from > to {
 		return ScanRange{}, fmt.Errorf("tx time between %s and %s: %w", from, to, ErrEmptyRange)
 	}
-	lo, _ := tenantBuilder(TxTimeIndex, s)
-	lo.e.inv(to)
-	hi, _ := tenantBuilder(TxTimeIndex, s)
-	hi.e.inv(from)
-	return between(TxTimeIndex, lo.e.k.b[:lo.e.k.n], hi.e.k.b[:hi.e.k.n])
+	var lk, hk Key
+	lo, _ := tenantBuilder(&lk, TxTimeIndex, s)
+	lo.inv(to)
+	hi, _ := tenantBuilder(&hk, TxTimeIndex, s)
+	hi.inv(from)
+	return between(TxTimeIndex, lo.bytes(), hi.bytes())
 }
 
 // VectorHistory is every version of one node's embedding under one model.
 func VectorHistory(s TenantScope, node uuid.UUID, model ModelID) ScanRange {
-	b, ok := tenantBuilder(Vectors, s)
+	var k Key
+	b, ok := tenantBuilder(&k, Vectors, s)
 	if !ok {
 		return ScanRange{}
 	}
-	b.e.raw(node[:])
-	b.e.u64(uint64(model))
+	b.id(node)
+	b.u64(uint64(model))
 	return b.prefixRange()
 }
 
 // SchemaHistory is every tx version of one label's schema row, latest first.
 func SchemaHistory(s TenantScope, label LabelHash) ScanRange {
-	b, ok := tenantBuilder(Schema, s)
+	var k Key
+	b, ok := tenantBuilder(&k, Schema, s)
 	if !ok {
 		return ScanRange{}
 	}
-	b.e.u64(uint64(label))
+	b.u64(uint64(label))
 	return b.prefixRange()
+}
+
+// EdgeTypeHistory is every registration row of edge type hash h, latest
+// first.
+func EdgeTypeHistory(s TenantScope, h EdgeTypeHash) ScanRange {
+	return SchemaHistory(s, EdgeTypeLabel(h))
 }
 
 // SourceHistory is every row of one source: its redaction record first, if
@@ -121,45 +134,49 @@ func SourceSpans(s TenantScope, source uuid.UUID) ScanRange { return idRange(Spa
 
 // JobsInState is the tenant's jobs in one state, by priority byte, then FIFO.
 func JobsInState(s TenantScope, state JobState) ScanRange {
-	b, ok := tenantBuilder(Jobs, s)
+	var k Key
+	b, ok := tenantBuilder(&k, Jobs, s)
 	if !ok || !state.Valid() {
 		return ScanRange{}
 	}
-	b.e.u8(uint8(state))
+	b.u8(uint8(state))
 	return b.prefixRange()
 }
 
 // JobsInStatePriority is the tenant's jobs in one state and priority, FIFO.
 func JobsInStatePriority(s TenantScope, state JobState, priority uint8) ScanRange {
-	b, ok := tenantBuilder(Jobs, s)
+	var k Key
+	b, ok := tenantBuilder(&k, Jobs, s)
 	if !ok || !state.Valid() {
 		return ScanRange{}
 	}
-	b.e.u8(uint8(state))
-	b.e.u8(priority)
+	b.u8(uint8(state))
+	b.u8(priority)
 	return b.prefixRange()
 }
 
 // BitmapLabelRange is every bitmap_index row of one (tenant, label).
 func BitmapLabelRange(s TenantScope, label LabelHash) ScanRange {
-	b, ok := tenantBuilder(BitmapIndex, s)
+	var k Key
+	b, ok := tenantBuilder(&k, BitmapIndex, s)
 	if !ok {
 		return ScanRange{}
 	}
-	b.e.u64(uint64(label))
+	b.u64(uint64(label))
 	return b.prefixRange()
 }
 
 // BitmapPostingsRange is every posting list of one property of one label:
 // its equality buckets and range bands.
 func BitmapPostingsRange(s TenantScope, label LabelHash, property PropertyHash) ScanRange {
-	b, ok := tenantBuilder(BitmapIndex, s)
+	var k Key
+	b, ok := tenantBuilder(&k, BitmapIndex, s)
 	if !ok {
 		return ScanRange{}
 	}
-	b.e.u64(uint64(label))
-	b.e.u8(uint8(BitmapPosting))
-	b.e.u64(uint64(property))
+	b.u64(uint64(label))
+	b.u8(uint8(BitmapPosting))
+	b.u64(uint64(property))
 	return b.prefixRange()
 }
 
@@ -179,14 +196,15 @@ func TenantAllAfterEntity(s TenantScope, cf ColumnFamily, id uuid.UUID) (ScanRan
 	if !cf.Valid() || !entityFamilies[cf] {
 		return ScanRange{}, fmt.Errorf("tenant all after entity: family %s is not keyed by entity: %w", cf, ErrUnknownFamily)
 	}
-	lo, _ := tenantBuilder(cf, s)
-	lo.e.raw(id[:])
-	buf, ok := successor(make([]byte, 0, 2*(ScopeLen+16)), lo.e.k.b[:lo.e.k.n])
-	if !ok || !bytes.HasPrefix(buf, lo.e.k.b[:ScopeLen]) {
+	var k Key
+	lo, _ := tenantBuilder(&k, cf, s)
+	lo.id(id)
+	buf, ok := successor(make([]byte, 0, 2*(ScopeLen+16)), lo.bytes())
+	if !ok || !bytes.HasPrefix(buf, k.b[:ScopeLen]) {
 		return ScanRange{}, fmt.Errorf("tenant all after entity %s: %w", id, ErrEmptyRange)
 	}
 	lower := buf[:len(buf):len(buf)]
-	upper, ok := successor(buf[len(buf):], lo.e.k.b[:ScopeLen])
+	upper, ok := successor(buf[len(buf):], k.b[:ScopeLen])
 	if !ok {
 		upper = nil
 	}
@@ -233,9 +251,10 @@ func (s SystemScope) JobsInState(state JobState) ScanRange {
 	if !state.Valid() {
 		return ScanRange{}
 	}
-	b := rangeBuilder{e: encoder{k: Key{family: Jobs}}}
-	b.e.scope(s.prefix())
-	b.e.u8(uint8(state))
+	var k Key
+	b := startKey(&k, Jobs)
+	b.system()
+	b.u8(uint8(state))
 	return b.prefixRange()
 }
 
@@ -243,8 +262,9 @@ func (s SystemScope) JobsInState(state JobState) ScanRange {
 //
 //telha:restricted system use the model registry in telha.dev/core/storage/system
 func (s SystemScope) VectorModels() ScanRange {
-	b := rangeBuilder{e: encoder{k: Key{family: Schema}}}
-	b.e.scope(s.prefix())
+	var k Key
+	b := startKey(&k, Schema)
+	b.system()
 	return b.prefixRange()
 }
 
@@ -252,9 +272,10 @@ func (s SystemScope) VectorModels() ScanRange {
 //
 //telha:restricted system use the model registry in telha.dev/core/storage/system
 func (s SystemScope) VectorModelHistory(model ModelID) ScanRange {
-	b := rangeBuilder{e: encoder{k: Key{family: Schema}}}
-	b.e.scope(s.prefix())
-	b.e.u64(uint64(model))
+	var k Key
+	b := startKey(&k, Schema)
+	b.system()
+	b.u64(uint64(model))
 	return b.prefixRange()
 }
 

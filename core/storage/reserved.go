@@ -49,17 +49,22 @@ func BlocklistKey(s TenantScope, keyedDigest []byte) Key {
 // prefix.
 //
 //telha:restricted system use storage.JobKey with a TenantScope, or the system facade in telha.dev/core/storage/system
-func (s SystemScope) JobKey(state JobState, priority uint8, created Timestamp, id uuid.UUID) Key {
-	if !state.Valid() {
-		return Key{}
+func (s SystemScope) JobKey(state JobState, priority uint8, created Timestamp, id uuid.UUID) (k Key) {
+	if state.Valid() {
+		e := startKey(&k, Jobs)
+		e.system()
+		jobTail(&e, state, priority, created, id)
 	}
-	return jobKey(s.prefix(), state, priority, created, id)
+	return k
 }
 
 // VectorModelKey is one version of a deployment-global embedding model:
 // [nil 32][model id 8][inv tx 8], the schema shape under the system prefix.
 //
 //telha:restricted system use the model registry in telha.dev/core/storage/system
-func (s SystemScope) VectorModelKey(model ModelID, txStart Timestamp) Key {
-	return schemaKey(s.prefix(), uint64(model), txStart)
+func (s SystemScope) VectorModelKey(model ModelID, txStart Timestamp) (k Key) {
+	e := startKey(&k, Schema)
+	e.system()
+	schemaTail(&e, uint64(model), txStart)
+	return k
 }

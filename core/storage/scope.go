@@ -66,9 +66,6 @@ func (s TenantScope) prefix() (p [ScopeLen]byte) {
 //telha:restricted system use a TenantScope from storage.NewTenantScope; system rows are reached only through telha.dev/core/storage/system
 type SystemScope struct{}
 
-// prefix returns the all-zero prefix.
-func (SystemScope) prefix() (p [ScopeLen]byte) { return p }
-
 // KeyScope is the scope read out of key bytes by a decoder. It may be the
 // system scope (both ids nil). It exists for forensics and validation only:
 // no constructor accepts it, so decoded bytes cannot become a key or a range.

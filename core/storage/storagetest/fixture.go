@@ -187,6 +187,8 @@ var generators = []generator{
 					emit(storage.SystemScope{}.VectorModelKey(storage.ModelID(h), t.inv), fields{hash: h})
 				} else {
 					emit(storage.SchemaKey(s.tenant, storage.LabelHash(h), t.inv), fields{hash: h})
+					label := storage.EdgeTypeLabel(storage.EdgeTypeHash(h))
+					emit(storage.EdgeTypeKey(s.tenant, storage.EdgeTypeHash(h), t.inv), fields{hash: uint64(label)})
 				}
 			}
 		}

@@ -106,6 +106,13 @@ var constructors = []constructor{
 		}},
 	byIDHash("VectorHistory", storage.Vectors, storage.VectorHistory),
 	byHash("SchemaHistory", storage.Schema, storage.SchemaHistory),
+	{name: "EdgeTypeHistory", dims: dimHash,
+		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
+			return ok(storage.EdgeTypeHistory(s, storage.EdgeTypeHash(p.hash)))
+		},
+		want: func(p param, r row) bool {
+			return r.family() == storage.Schema && r.f.hash == uint64(storage.EdgeTypeLabel(storage.EdgeTypeHash(p.hash)))
+		}},
 	byID("SourceHistory", storage.Sources, storage.SourceHistory),
 	byID("SourceSpans", storage.Spans, storage.SourceSpans),
 	{name: "JobsInState", dims: dimState,

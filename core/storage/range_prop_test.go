@@ -1,0 +1,407 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+	"pgregory.net/rapid"
+)
+
+// Properties of scan ranges: spec §5.3 invariants 4 and 5, and membership.
+
+// rangeDraw is one constructor call on drawn arguments, with what the call
+// must return, computed independently of the codec.
+type rangeDraw struct {
+	r        ScanRange
+	err      error
+	fallible bool  // the constructor returns an error
+	wantErr  error // the sentinel the call must fail with; nil for success
+	family   ColumnFamily
+	lower    []byte
+	upper    []byte // nil: to the end of the family
+	// probe draws a key built from the call's arguments under scope s, with
+	// some components varied, and says whether the range's meaning puts it
+	// inside when s is the range's own scope. Under another scope the key
+	// must be outside whatever inside says.
+	probe func(t *rapid.T, s TenantScope) (k Key, inside bool)
+}
+
+type rangeCase struct {
+	name string
+	raw  bool // built from stored bytes rather than from a TenantScope
+	draw func(t *rapid.T, s TenantScope) rangeDraw
+}
+
+var genFamily = rapid.SampledFrom(Families())
+
+var genEntityFamily = rapid.SampledFrom([]ColumnFamily{NodeVersions, EdgeVersions, AdjacencyOut, AdjacencyIn, Vectors, Sources, Spans, Traces})
+
+// prefixDraw is a call whose range is every key that starts with lower.
+func prefixDraw(r ScanRange, cf ColumnFamily, lower []byte, probe func(t *rapid.T, s TenantScope) (Key, bool)) rangeDraw {
+	return rangeDraw{r: r, family: cf, lower: lower, upper: refSucc(lower), probe: probe}
+}
+
+// entityCase is a range of every key of one entity.
+func entityCase(cf ColumnFamily, build func(TenantScope, uuid.UUID) ScanRange) func(*rapid.T, TenantScope) rangeDraw {
+	return func(t *rapid.T, s TenantScope) rangeDraw {
+		id := genID.Draw(t, "id")
+		lower := cat(refPrefix(s), id[:])
+		return prefixDraw(build(s, id), cf, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			id2 := drawNearID(t, id, "id2")
+			return entityKeys[cf](t, s, id2), id2 == id
+		})
+	}
+}
+
+// adjacencyTypeCase is a range of one anchor's rows of one edge type.
+func adjacencyTypeCase(cf ColumnFamily, build func(TenantScope, uuid.UUID, EdgeTypeHash) ScanRange,
+	key func(TenantScope, uuid.UUID, EdgeTypeHash, Timestamp, Timestamp, uuid.UUID) Key,
+) func(*rapid.T, TenantScope) rangeDraw {
+	return func(t *rapid.T, s TenantScope) rangeDraw {
+		anchor, et := genID.Draw(t, "anchor"), genHash.Draw(t, "edgeType")
+		lower := cat(refPrefix(s), anchor[:], be64(et))
+		return prefixDraw(build(s, anchor, EdgeTypeHash(et)), cf, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			a2, et2 := drawNearID(t, anchor, "anchor2"), drawNearHash(t, et, "edgeType2")
+			k := key(s, a2, EdgeTypeHash(et2), genTime.Draw(t, "valid"), genTime.Draw(t, "tx"), genID.Draw(t, "neighbor"))
+			return k, a2 == anchor && et2 == et
+		})
+	}
+}
+
+// afterRange resumes base after a cursor drawn from base's family.
+func afterRange(cf ColumnFamily, base ScanRange, cursor Key, r ScanRange, err error) rangeDraw {
+	return rangeDraw{
+		r: r, err: err, fallible: true, family: cf, lower: cat(cursor.Bytes(), []byte{0}), upper: base.upper,
+		probe: func(t *rapid.T, s TenantScope) (Key, bool) {
+			k := drawKeyOf(t, s, cf)
+			return k, base.Contains(k) && bytes.Compare(k.Bytes(), cursor.Bytes()) > 0
+		},
+	}
+}
+
+var rangeCases = []rangeCase{
+	{name: "TenantAll", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		cf := genFamily.Draw(t, "family")
+		return prefixDraw(TenantAll(s, cf), cf, refPrefix(s), func(t *rapid.T, s TenantScope) (Key, bool) { return drawKeyOf(t, s, cf), true })
+	}},
+	{name: "NodeHistory", draw: entityCase(NodeVersions, NodeHistory)},
+	{name: "EdgeHistory", draw: entityCase(EdgeVersions, EdgeHistory)},
+	{name: "AdjacencyOutRange", draw: entityCase(AdjacencyOut, AdjacencyOutRange)},
+	{name: "AdjacencyInRange", draw: entityCase(AdjacencyIn, AdjacencyInRange)},
+	{name: "SourceHistory", draw: entityCase(Sources, SourceHistory)},
+	{name: "SourceSpans", draw: entityCase(Spans, SourceSpans)},
+	{name: "AdjacencyOutTypeRange", draw: adjacencyTypeCase(AdjacencyOut, AdjacencyOutTypeRange, AdjacencyOutKey)},
+	{name: "AdjacencyInTypeRange", draw: adjacencyTypeCase(AdjacencyIn, AdjacencyInTypeRange, AdjacencyInKey)},
+	{name: "ValidTimeFrom", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		at := genTime.Draw(t, "at")
+		return rangeDraw{
+			r: ValidTimeFrom(s, at), family: ValidTimeIndex, lower: cat(refPrefix(s), refInv(at)), upper: refSucc(refPrefix(s)),
+			probe: func(t *rapid.T, s TenantScope) (Key, bool) {
+				v := drawNearTime(t, at, "valid")
+				return ValidTimeIndexKey(s, v, genTime.Draw(t, "tx"), genID.Draw(t, "id"), genIndexKind.Draw(t, "kind")), v <= at
+			},
+		}
+	}},
+	{name: "TxTimeBetween", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		from := genTime.Draw(t, "from")
+		to := drawNearTime(t, from, "to")
+		r, err := TxTimeBetween(s, from, to)
+		d := rangeDraw{
+			r: r, err: err, fallible: true, family: TxTimeIndex,
+			lower: cat(refPrefix(s), refInv(to)), upper: refSucc(cat(refPrefix(s), refInv(from))),
+			probe: func(t *rapid.T, s TenantScope) (Key, bool) {
+				x := drawNearTime(t, rapid.SampledFrom([]Timestamp{from, to}).Draw(t, "end"), "tx")
+				return TxTimeIndexKey(s, x, genTime.Draw(t, "valid"), genID.Draw(t, "id"), genIndexKind.Draw(t, "kind")), from <= x && x <= to
+			},
+		}
+		if from > to {
+			d.wantErr = ErrEmptyRange
+		}
+		return d
+	}},
+	{name: "VectorHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		node, model := genID.Draw(t, "node"), genHash.Draw(t, "model")
+		lower := cat(refPrefix(s), node[:], be64(model))
+		return prefixDraw(VectorHistory(s, node, ModelID(model)), Vectors, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			n2, m2 := drawNearID(t, node, "node2"), drawNearHash(t, model, "model2")
+			return VectorKey(s, n2, ModelID(m2), genTime.Draw(t, "valid"), genTime.Draw(t, "tx")), n2 == node && m2 == model
+		})
+	}},
+	{name: "SchemaHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		label := genHash.Draw(t, "label")
+		lower := cat(refPrefix(s), be64(label))
+		return prefixDraw(SchemaHistory(s, LabelHash(label)), Schema, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			l2 := drawNearHash(t, label, "label2")
+			return SchemaKey(s, LabelHash(l2), genTime.Draw(t, "tx")), l2 == label
+		})
+	}},
+	{name: "EdgeTypeHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		h := EdgeTypeHash(genHash.Draw(t, "edgeType"))
+		lower := cat(refPrefix(s), be64(uint64(refEdgeTypeLabel(h))))
+		return prefixDraw(EdgeTypeHistory(s, h), Schema, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			h2 := EdgeTypeHash(drawNearHash(t, uint64(h), "edgeType2"))
+			return EdgeTypeKey(s, h2, genTime.Draw(t, "tx")), h2 == h
+		})
+	}},
+	{name: "JobsInState", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		state := genState.Draw(t, "state")
+		lower := cat(refPrefix(s), []byte{byte(state)})
+		return prefixDraw(JobsInState(s, state), Jobs, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			j := drawJob(t)
+			return JobKey(s, j.State, j.Priority, j.Created, j.ID), j.State == state
+		})
+	}},
+	{name: "JobsInStatePriority", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		state, priority := genState.Draw(t, "state"), rapid.Uint8().Draw(t, "priority")
+		lower := cat(refPrefix(s), []byte{byte(state), priority})
+		return prefixDraw(JobsInStatePriority(s, state, priority), Jobs, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			j := drawJob(t)
+			if rapid.Bool().Draw(t, "samePriority") {
+				j.Priority = priority
+			}
+			return JobKey(s, j.State, j.Priority, j.Created, j.ID), j.State == state && j.Priority == priority
+		})
+	}},
+	{name: "BitmapLabelRange", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		label := genHash.Draw(t, "label")
+		lower := cat(refPrefix(s), be64(label))
+		return prefixDraw(BitmapLabelRange(s, LabelHash(label)), BitmapIndex, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			l2 := drawNearHash(t, label, "label2")
+			k, _ := drawBitmapKey(t, s, LabelHash(l2), PropertyHash(genHash.Draw(t, "property")))
+			return k, l2 == label
+		})
+	}},
+	{name: "BitmapPostingsRange", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		label, prop := genHash.Draw(t, "label"), genHash.Draw(t, "property")
+		lower := cat(refPrefix(s), be64(label), []byte{byte(BitmapPosting)}, be64(prop))
+		return prefixDraw(BitmapPostingsRange(s, LabelHash(label), PropertyHash(prop)), BitmapIndex, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
+			l2, p2 := drawNearHash(t, label, "label2"), drawNearHash(t, prop, "property2")
+			k, kind := drawBitmapKey(t, s, LabelHash(l2), PropertyHash(p2))
+			return k, kind == BitmapPosting && l2 == label && p2 == prop
+		})
+	}},
+	{name: "TenantAllAfterEntity", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		cf, id := genEntityFamily.Draw(t, "family"), genID.Draw(t, "id")
+		r, err := TenantAllAfterEntity(s, cf, id)
+		d := rangeDraw{
+			r: r, err: err, fallible: true, family: cf, lower: refSucc(cat(refPrefix(s), id[:])), upper: refSucc(refPrefix(s)),
+			probe: func(t *rapid.T, s TenantScope) (Key, bool) {
+				id2 := drawNearID(t, id, "id2")
+				return entityKeys[cf](t, s, id2), bytes.Compare(id2[:], id[:]) > 0
+			},
+		}
+		if !bytes.HasPrefix(d.lower, refPrefix(s)) { // id is all 0xff: nothing follows it
+			d.wantErr = ErrEmptyRange
+		}
+		return d
+	}},
+	{name: "After", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		cf := genFamily.Draw(t, "family")
+		base, cursor := TenantAll(s, cf), drawKeyOf(t, s, cf)
+		r, err := base.After(cursor)
+		return afterRange(cf, base, cursor, r, err)
+	}},
+	{name: "After/NodeHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		id := genID.Draw(t, "id")
+		base, cursor := NodeHistory(s, id), entityKeys[NodeVersions](t, s, id)
+		r, err := base.After(cursor)
+		return afterRange(NodeVersions, base, cursor, r, err)
+	}},
+	{name: "TemporalIndexAfter", draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		cf := rapid.SampledFrom([]ColumnFamily{ValidTimeIndex, TxTimeIndex}).Draw(t, "family")
+		cursor := drawKeyOf(t, s, cf)
+		r, err := TemporalIndexAfter(s, cursor)
+		return afterRange(cf, TenantAll(s, cf), cursor, r, err)
+	}},
+	{name: "FromStoredBounds", raw: true, draw: func(t *rapid.T, s TenantScope) rangeDraw {
+		cf, p := genFamily.Draw(t, "family"), refPrefix(s)
+		lower := cat(p, drawSuffix(t, "lowerSuffix"))
+		var upper []byte
+		switch rapid.IntRange(0, 3).Draw(t, "upperShape") {
+		case 0:
+			upper = refSucc(p)
+		case 1:
+			upper = cat(p, drawSuffix(t, "upperSuffix"))
+		case 2:
+			upper = cat(refSucc(p), drawSuffix(t, "beyondSuffix")) // beyond the scope unless it is the last one
+		}
+		r, err := FromStoredBounds(cf, lower, upper)
+		d := rangeDraw{
+			r: r, err: err, fallible: true, family: cf, lower: lower, upper: upper,
+			probe: func(t *rapid.T, s TenantScope) (Key, bool) {
+				k := drawKeyOf(t, s, cf)
+				return k, inBounds(k.Bytes(), lower, upper)
+			},
+		}
+		limit := refSucc(p)
+		switch {
+		case limit != nil && (upper == nil || bytes.Compare(upper, limit) > 0):
+			d.wantErr = ErrNotConfined
+		case upper != nil && bytes.Compare(lower, upper) >= 0:
+			d.wantErr = ErrEmptyRange
+		}
+		return d
+	}},
+}
+
+// drawSuffix draws up to 24 bytes that are often 0xff, so that successors
+// carry.
+func drawSuffix(t *rapid.T, label string) []byte {
+	n := rapid.IntRange(0, 24).Draw(t, label+"Len")
+	out := make([]byte, n)
+	for i := range out {
+		if rapid.Bool().Draw(t, label+"FF") {
+			out[i] = 0xff
+		} else {
+			out[i] = rapid.Byte().Draw(t, label)
+		}
+	}
+	return out
+}
+
+// Invariant 4 for every constructor: the bounds are the independently
+// computed ones, the lower bound starts with the scope's prefix (never the
+// all-zero one), the upper bound lies above it and at or below the scope's
+// own upper bound, and a nil upper bound happens only for the last scope.
+// Keys built from the call's arguments are inside exactly when the range's
+// meaning says so; keys of any other scope, the system scope included, never
+// are.
+func TestPropRangeConfined(t *testing.T) {
+	for _, c := range rangeCases {
+		t.Run(c.name, func(t *testing.T) {
+			checkProp(t, func(t *rapid.T) {
+				s := genScope.Draw(t, "scope")
+				checkRange(t, s, c.draw(t, s))
+			})
+		})
+	}
+}
+
+func checkRange(t *rapid.T, s TenantScope, d rangeDraw) {
+	r := d.r
+	if d.wantErr != nil {
+		if !errors.Is(d.err, d.wantErr) || r.Valid() {
+			t.Fatalf("got %v, %v; want %v", r, d.err, d.wantErr)
+		}
+		return
+	}
+	if d.err != nil || !r.Valid() || r.Family() != d.family || !r.WithinOneScope() {
+		t.Fatalf("got %v, %v; want a valid %s range within one scope", r, d.err, d.family)
+	}
+	if !bytes.Equal(r.lower, d.lower) || !bytes.Equal(r.upper, d.upper) || (r.upper == nil) != (d.upper == nil) {
+		t.Fatalf("bounds [%x, %x), want [%x, %x)", r.lower, r.upper, d.lower, d.upper)
+	}
+	p := refPrefix(s)
+	if !bytes.HasPrefix(r.lower, p) || bytes.Equal(r.lower[:ScopeLen], make([]byte, ScopeLen)) {
+		t.Fatalf("lower bound %x outside the scope %x", r.lower, p)
+	}
+	switch limit := refSucc(p); {
+	case r.upper == nil && limit != nil:
+		t.Fatalf("unbounded range in scope %x, which has the upper bound %x", p, limit)
+	case r.upper != nil && limit != nil && bytes.Compare(r.upper, limit) > 0:
+		t.Fatalf("upper bound %x crosses the scope's upper bound %x", r.upper, limit)
+	case r.upper != nil && bytes.Compare(r.lower, r.upper) >= 0:
+		t.Fatalf("empty range [%x, %x)", r.lower, r.upper)
+	}
+	if cap(r.lower) != len(r.lower) {
+		t.Fatalf("lower bound has spare capacity %d: appending to it would overwrite the upper bound", cap(r.lower)-len(r.lower))
+	}
+
+	k, inside := d.probe(t, s)
+	if r.Contains(k) != inside || inBounds(k.Bytes(), r.lower, r.upper) != inside {
+		t.Fatalf("%v contains %v: %v, want %v", r, k, r.Contains(k), inside)
+	}
+	o := drawOtherScope(t, s)
+	ko, _ := d.probe(t, o)
+	kany, _ := genShape.Draw(t, "anyShape").draw(t, o)
+	for _, k := range []Key{ko, kany} {
+		if r.Contains(k) || inBounds(k.Bytes(), r.lower, r.upper) {
+			t.Fatalf("%v contains %v of scope %s", r, k, o)
+		}
+	}
+}
+
+// Every tenant range constructor returns an invalid range (and an error, if
+// it returns one) for the zero TenantScope.
+func TestPropZeroScopeRanges(t *testing.T) {
+	var cases []rangeCase
+	for _, c := range rangeCases {
+		if !c.raw {
+			cases = append(cases, c)
+		}
+	}
+	gen := rapid.SampledFrom(cases)
+	checkProp(t, func(t *rapid.T) {
+		c := gen.Draw(t, "constructor")
+		d := c.draw(t, TenantScope{})
+		if d.r.Valid() || d.fallible && d.err == nil {
+			t.Fatalf("%s from the zero scope = %v, %v; want an invalid range", c.name, d.r, d.err)
+		}
+	})
+}
+
+// Invariant 5: successor is the shortest string above every extension of
+// its input; a suffix of 0xff after a scope carries into the scope and gives
+// exactly the scope's own upper bound, never the next tenant's keys; the
+// last scope has no successor. It appends to dst and leaves dst's bytes.
+func TestPropSuccessor(t *testing.T) {
+	checkProp(t, func(t *rapid.T) {
+		p := refPrefix(genScope.Draw(t, "scope"))
+		b := cat(p, drawSuffix(t, "suffix"))
+		dst := rapid.SliceOfN(rapid.Byte(), 0, 4).Draw(t, "dst")
+		out, ok := successor(bytes.Clone(dst), b)
+		want := refSucc(b)
+		if ok != (want != nil) || !bytes.HasPrefix(out, dst) || !bytes.Equal(out[len(dst):], want) {
+			t.Fatalf("successor(%x, %x) = %x, %v; want %x", dst, b, out, ok, cat(dst, want))
+		}
+		if !ok {
+			if !allFF(p) {
+				t.Fatalf("no successor for %x, whose scope has one", b)
+			}
+			return
+		}
+		succ := out[len(dst):]
+		if bytes.HasPrefix(succ, b) || bytes.Compare(succ, cat(b, bytes.Repeat([]byte{0xff}, 8))) <= 0 {
+			t.Fatalf("successor %x of %x is not above its extensions", succ, b)
+		}
+		if limit := refSucc(p); limit != nil && bytes.Compare(succ, limit) > 0 {
+			t.Fatalf("successor %x of %x passes the scope's upper bound %x", succ, b, limit)
+		}
+		if allFF(b[ScopeLen:]) && !bytes.Equal(succ, refSucc(p)) {
+			t.Fatalf("successor %x of an all-0xff suffix is not the scope's upper bound %x", succ, refSucc(p))
+		}
+	})
+}
+
+// The system ranges hold exactly the system rows they name: the full-family
+// sweep every row of its family, whatever the scope; the model registry
+// ranges only registry rows; the system job range only system jobs.
+func TestPropSystemRanges(t *testing.T) {
+	sys := SystemScope{}
+	checkProp(t, func(t *rapid.T) {
+		k, p := genShape.Draw(t, "shape").draw(t, genScope.Draw(t, "scope"))
+		cf, state, model := genFamily.Draw(t, "family"), genState.Draw(t, "state"), genHash.Draw(t, "model")
+		schema, isSchema := p.(SchemaParts)
+		job, isJob := p.(JobParts)
+		system := p.keyScope().IsSystem()
+		for _, c := range []struct {
+			name string
+			r    ScanRange
+			want bool
+		}{
+			{"FullFamily", sys.FullFamily(cf), k.Family() == cf},
+			{"VectorModels", sys.VectorModels(), system && isSchema},
+			{"VectorModelHistory", sys.VectorModelHistory(ModelID(model)), system && isSchema && schema.Hash == model},
+			{"JobsInState", sys.JobsInState(state), system && isJob && job.State == state},
+		} {
+			if c.r.Contains(k) != c.want || inBounds(k.Bytes(), c.r.lower, c.r.upper) != c.want && k.Family() == c.r.Family() {
+				t.Fatalf("SystemScope.%s = %v contains %v: %v, want %v", c.name, c.r, k, c.r.Contains(k), c.want)
+			}
+			if c.name != "FullFamily" && !bytes.Equal(c.r.lower[:ScopeLen], make([]byte, ScopeLen)) || c.r.WithinOneScope() == (c.name == "FullFamily") {
+				t.Fatalf("SystemScope.%s = %v", c.name, c.r)
+			}
+		}
+	})
+}
