@@ -23,6 +23,7 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 const usage = `usage:
+  telha demo [-data DIR]                  build a three-tenant demo graph in an embedded RocksDB store and query it
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
@@ -47,6 +48,8 @@ func dispatch(args []string, stdout io.Writer) error {
 	switch args[0] {
 	case "debug":
 		return debug(args[1:], stdout)
+	case "demo":
+		return demo(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, usage)
 		return err

@@ -136,9 +136,6 @@ func drawJob(t *rapid.T) JobParts {
 // genShape draws any key shape, tenant or system.
 var genShape = rapid.SampledFrom(keyShapes)
 
-// genTenantShape draws a shape built from a TenantScope.
-var genTenantShape = rapid.SampledFrom(tenantShapes(0))
-
 // tenantShapes returns the tenant shapes of family cf, or of every family
 // when cf is 0.
 func tenantShapes(cf ColumnFamily) []keyShape {

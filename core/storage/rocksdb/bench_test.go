@@ -1,0 +1,261 @@
+package rocksdb
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/linxGnu/grocksdb"
+
+	"telha.dev/core/storage"
+)
+
+// The benchmarks run each workload through the engine, through a raw
+// grocksdb loop that does the same work with the same read options, and
+// through storage.MemoryEngine, side by side:
+//
+//	go test -run '^$' -bench . -benchmem -count 6 ./storage/rocksdb/ | tee bench.txt
+//	benchstat -col /impl bench.txt
+const (
+	benchRows       = 1000 // rows of the scanned node, and rows per batch
+	benchValueLen   = 100
+	benchNeighbours = 2 // other tenants with the same rows, around the scanned one
+)
+
+// benchStore is a store holding benchRows versions of one node in each of
+// several tenants, flushed and compacted into table files so that reads
+// take the production path through the block cache and bloom filters; and
+// a memory engine with the same rows.
+type benchStore struct {
+	rocks   *Engine
+	mem     *storage.MemoryEngine
+	scope   storage.TenantScope
+	node    uuid.UUID
+	present storage.Key
+	absent  storage.Key // same scope and node, a version never written
+}
+
+func newBenchStore(b *testing.B) *benchStore {
+	b.Helper()
+	cfg := Config{Path: filepath.Join(b.TempDir(), "store"), CreateIfMissing: true}
+	bs := &benchStore{rocks: openTest(b, cfg), mem: storage.NewMemoryEngine(), node: benchID(0)}
+	value := make([]byte, benchValueLen)
+	for i := range benchNeighbours + 1 {
+		s := benchScope(i)
+		if i == benchNeighbours/2 {
+			bs.scope = s
+		}
+		var batch storage.Batch
+		for v := range benchRows {
+			batch.Put(nodeKey(s, bs.node, 2*v), value)
+		}
+		if err := bs.rocks.Write(&batch); err != nil {
+			b.Fatal(err)
+		}
+		if err := bs.mem.Write(&batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bs.present = nodeKey(bs.scope, bs.node, 2*(benchRows/2))
+	bs.absent = nodeKey(bs.scope, bs.node, 2*(benchRows/2)+1)
+	if err := flushFamily(bs.rocks, storage.NodeVersions); err != nil {
+		b.Fatal(err)
+	}
+	bs.rocks.db.CompactRangeCF(bs.rocks.families[storage.NodeVersions], grocksdb.Range{})
+	return bs
+}
+
+// benchID and benchScope are fixed, so that every run reads the same
+// bytes: which block a key lands in, or whether an absent key is a bloom
+// false positive, would otherwise change from run to run.
+func benchID(i int) uuid.UUID {
+	return uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "bench %d", i))
+}
+
+func benchScope(i int) storage.TenantScope {
+	s, err := storage.NewTenantScope(benchID(100+i), benchID(200+i))
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// loop runs op b.N times and reports, besides the time per op, the keys
+// per second and the CPU time per op of the whole process. On a shared
+// machine wall time swings with the other tenants' load; CPU time much
+// less, so it is the steadier base for comparing engine and raw loop.
+//
+// The loop runs locked to one OS thread, so that a per-thread tool sees
+// all of it: instructions per op are counted exactly, whatever the load, by
+//
+//	GOMAXPROCS=1 valgrind --tool=callgrind --toggle-collect='*rocksdb.loop' \
+//		./rocksdb.test -test.run '^$' -test.bench 'Scan/impl=engine$' -test.benchtime 100x
+func loop(b *testing.B, keysPerOp int, op func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := processCPU(b)
+	for b.Loop() {
+		op()
+	}
+	cpu := processCPU(b) - start
+	b.ReportMetric(float64(keysPerOp*b.N)/b.Elapsed().Seconds(), "keys/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU returns the user and system CPU time of the process so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkScan(b *testing.B) {
+	bs := newBenchStore(b)
+	r := storage.NodeHistory(bs.scope, bs.node)
+	scanEngine := func(e storage.Engine) func(b *testing.B) {
+		return func(b *testing.B) {
+			loop(b, benchRows, func() {
+				n := 0
+				for _, err := range e.Scan(r) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n != benchRows {
+					b.Fatalf("scanned %d rows, want %d", n, benchRows)
+				}
+			})
+		}
+	}
+	b.Run("impl=engine", scanEngine(bs.rocks))
+	b.Run("impl=raw", func(b *testing.B) {
+		loop(b, benchRows, func() { rawScan(b, bs.rocks, r, true) })
+	})
+	b.Run("impl=raw-nocopy", func(b *testing.B) {
+		loop(b, benchRows, func() { rawScan(b, bs.rocks, r, false) })
+	})
+	b.Run("impl=memory", scanEngine(bs.mem))
+}
+
+// rawScan is the engine's scan written directly against grocksdb, without
+// the engine's lock and closure: the same read options, the same copy of
+// each row into one allocation when copyRows is set.
+func rawScan(b *testing.B, e *Engine, r storage.ScanRange, copyRows bool) {
+	lower, upper := r.Bounds()
+	ro := grocksdb.NewDefaultReadOptions()
+	ro.SetPrefixSameAsStart(true)
+	ro.SetIterateUpperBound(upper)
+	it := e.db.NewIteratorCF(ro, e.families[r.Family()])
+	n := 0
+	for it.Seek(lower); it.Valid(); it.Next() {
+		k, v := it.Key().Data(), it.Value().Data()
+		if copyRows {
+			buf := make([]byte, len(k)+len(v))
+			copy(buf[copy(buf, k):], v)
+		}
+		n++
+	}
+	if err := it.Err(); err != nil {
+		b.Fatal(err)
+	}
+	it.Close()
+	ro.Destroy()
+	if n != benchRows {
+		b.Fatalf("scanned %d rows, want %d", n, benchRows)
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	bs := newBenchStore(b)
+	for _, c := range []struct {
+		name string
+		key  storage.Key
+		want error
+	}{
+		{"present", bs.present, nil},
+		{"absent", bs.absent, storage.ErrNotFound},
+	} {
+		getEngine := func(e storage.Engine) func(b *testing.B) {
+			return func(b *testing.B) {
+				loop(b, 1, func() {
+					// Both engines return ErrNotFound unwrapped, and errors.Is
+					// would cost more than the engine's own overhead.
+					if _, err := e.Get(c.key); err != c.want {
+						b.Fatal(err)
+					}
+				})
+			}
+		}
+		b.Run(fmt.Sprintf("key=%s/impl=engine", c.name), getEngine(bs.rocks))
+		b.Run(fmt.Sprintf("key=%s/impl=raw", c.name), func(b *testing.B) {
+			kb := c.key.Bytes()
+			h := bs.rocks.families[c.key.Family()]
+			loop(b, 1, func() { rawGet(b, bs.rocks, h, kb, c.want == nil) })
+		})
+		b.Run(fmt.Sprintf("key=%s/impl=memory", c.name), getEngine(bs.mem))
+	}
+}
+
+// rawGet is the engine's Get written directly against grocksdb: a pinned
+// read, one copy, the pin released.
+func rawGet(b *testing.B, e *Engine, h *grocksdb.ColumnFamilyHandle, key []byte, present bool) {
+	v, err := e.db.GetPinnedCF(e.read, h, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if v.Exists() != present {
+		b.Fatalf("key present %t, want %t", v.Exists(), present)
+	}
+	if v.Exists() {
+		data := v.Data()
+		out := make([]byte, len(data))
+		copy(out, data)
+		v.Destroy()
+	}
+}
+
+func BenchmarkWrite(b *testing.B) {
+	bs := newBenchStore(b)
+	s := benchScope(benchNeighbours + 1)
+	node := benchID(1)
+	value := make([]byte, benchValueLen)
+	var batch storage.Batch
+	for v := range benchRows {
+		batch.Put(nodeKey(s, node, v), value)
+	}
+	writeEngine := func(e storage.Engine) func(b *testing.B) {
+		return func(b *testing.B) {
+			loop(b, benchRows, func() {
+				if err := e.Write(&batch); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+	b.Run("impl=engine", writeEngine(bs.rocks))
+	b.Run("impl=raw", func(b *testing.B) {
+		keys := make([][]byte, benchRows)
+		for i, m := range batch.Mutations() {
+			keys[i] = m.Key.Bytes()
+		}
+		h := bs.rocks.families[storage.NodeVersions]
+		loop(b, benchRows, func() {
+			wb := grocksdb.NewWriteBatch()
+			for _, k := range keys {
+				wb.PutCF(h, k, value)
+			}
+			if err := bs.rocks.db.Write(bs.rocks.write, wb); err != nil {
+				b.Fatal(err)
+			}
+			wb.Destroy()
+		})
+	})
+	b.Run("impl=memory", writeEngine(bs.mem))
+}

@@ -1,0 +1,138 @@
+package rocksdb
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/linxGnu/grocksdb"
+
+	"telha.dev/core/storage"
+)
+
+// Defaults for the zero fields of Config.
+const (
+	// DefaultBlockCacheSize is the block cache shared by all families.
+	DefaultBlockCacheSize = 256 << 20
+
+	// DefaultMemtableSize is RocksDB's own default write buffer size.
+	DefaultMemtableSize = 64 << 20
+)
+
+// Config says where a store lives and how it writes.
+type Config struct {
+	// Path is the store's directory.
+	Path string
+
+	// CreateIfMissing creates a new store, with all its families, when Path
+	// is missing or an empty directory. It never adds a family to an
+	// existing store and never writes into a foreign directory.
+	CreateIfMissing bool
+
+	// SyncWrites makes Put, Delete, Write and DeleteRange return only once
+	// the write-ahead log is on stable storage. WriteDurable always does.
+	SyncWrites bool
+
+	// BlockCacheSize is the capacity in bytes of the one block cache that
+	// all families share; 0 means DefaultBlockCacheSize.
+	BlockCacheSize uint64
+
+	// MemtableSize is the write buffer of each family in bytes; 0 means
+	// DefaultMemtableSize. Each memtable carries a prefix bloom of a tenth
+	// of this size, allocated when the memtable is, so small stores (tests)
+	// open faster with a smaller value.
+	MemtableSize uint64
+}
+
+// The per-family options of spec §8.
+const (
+	bloomBitsPerKey     = 10
+	memtablePrefixBloom = 0.1
+)
+
+// prefixExtractor fixes the prefix to the scope, so that prefix blooms and
+// prefix iteration work per tenant.
+var prefixExtractor = "prefix_extractor=rocksdb.FixedPrefix." + strconv.Itoa(storage.ScopeLen)
+
+// pointLookup reports whether cf is read mostly by point lookups and so
+// also gets whole-key bloom filtering; the other families are scanned and
+// rely on the prefix bloom alone.
+func pointLookup(cf storage.ColumnFamily) bool {
+	return cf == storage.NodeVersions || cf == storage.EdgeVersions || cf == storage.Vectors
+}
+
+// options holds the RocksDB option objects of one Open. RocksDB copies them
+// at open, so they are released as soon as Open returns.
+type options struct {
+	db    *grocksdb.Options
+	point *grocksdb.Options // families with whole-key filtering
+	scan  *grocksdb.Options // families with prefix filtering only
+}
+
+func newOptions(cfg Config, create bool) (*options, error) {
+	cacheSize := cfg.BlockCacheSize
+	if cacheSize == 0 {
+		cacheSize = DefaultBlockCacheSize
+	}
+	memtable := cfg.MemtableSize
+	if memtable == 0 {
+		memtable = DefaultMemtableSize
+	}
+	cache := grocksdb.NewLRUCache(cacheSize)
+	defer cache.Destroy() // the table options keep their own reference
+
+	o := &options{db: grocksdb.NewDefaultOptions()}
+	o.db.SetCreateIfMissing(create)
+	o.db.SetCreateIfMissingColumnFamilies(create)
+	o.db.SetKeepLogFileNum(4) // RocksDB starts a new info LOG at every open
+
+	var err error
+	if o.point, err = familyOptions(cache, memtable, true); err != nil {
+		o.destroy()
+		return nil, err
+	}
+	if o.scan, err = familyOptions(cache, memtable, false); err != nil {
+		o.destroy()
+		return nil, err
+	}
+	return o, nil
+}
+
+// familyOptions builds the column family options of spec §8.
+func familyOptions(cache *grocksdb.Cache, memtable uint64, wholeKey bool) (*grocksdb.Options, error) {
+	table := grocksdb.NewDefaultBlockBasedTableOptions()
+	defer table.Destroy() // the options copy the table options
+	table.SetBlockCache(cache)
+	table.SetFilterPolicy(grocksdb.NewBloomFilterFull(bloomBitsPerKey))
+	table.SetWholeKeyFiltering(wholeKey)
+
+	o := grocksdb.NewDefaultOptions()
+	defer o.Destroy()
+	o.SetBlockBasedTableFactory(table)
+	o.SetWriteBufferSize(memtable)
+	o.SetMemTablePrefixBloomSizeRatio(memtablePrefixBloom)
+
+	// Setting the extractor through grocksdb's SetPrefixExtractor would leave
+	// it owned twice (by the options and by grocksdb), and Destroy would free
+	// it twice. Built from a string, it belongs to the options alone.
+	fo, err := grocksdb.GetOptionsFromString(o, prefixExtractor)
+	if err != nil {
+		return nil, fmt.Errorf("family options %q: %w", prefixExtractor, err)
+	}
+	return fo, nil
+}
+
+// forFamily returns the options of cf.
+func (o *options) forFamily(cf storage.ColumnFamily) *grocksdb.Options {
+	if pointLookup(cf) {
+		return o.point
+	}
+	return o.scan
+}
+
+func (o *options) destroy() {
+	for _, opts := range []*grocksdb.Options{o.db, o.point, o.scan} {
+		if opts != nil {
+			opts.Destroy()
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package system
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+)
+
+// This file is the system-jobs half of the facade: the jobs family under the
+// reserved all-zero scope. Its callers (telha.dev/jobs) address a system job
+// by the typed components that follow the scope in the key, never by a key,
+// so the system prefix never leaves this package. The value bytes are opaque
+// here: the job queue owns their format.
+
+// JobAddr locates one job within a state: the key components after the
+// scope and state byte. Rows of one state sort by Priority (the raw key
+// byte, ascending), then Created (ascending, FIFO), then ID.
+type JobAddr struct {
+	Priority uint8
+	Created  storage.Timestamp
+	ID       uuid.UUID
+}
+
+// JobRow is one system job row read by a poll.
+type JobRow struct {
+	State storage.JobState
+	JobAddr
+	Value []byte
+}
+
+// JobMove is one state change of a system job. From zero means the job is
+// new (nothing to delete); To zero means the job is removed. A move with
+// From == To rewrites the value in place (a lease heartbeat).
+type JobMove struct {
+	JobAddr
+	From  storage.JobState
+	To    storage.JobState
+	Value []byte
+}
+
+// ErrBadMove reports a JobMove with an unknown state, or with neither a From
+// nor a To state.
+var ErrBadMove = errors.New("bad job move")
+
+// GetJob returns the value of the system job at addr in state, or an error
+// wrapping storage.ErrNotFound.
+func GetJob(r storage.Reader, state storage.JobState, addr JobAddr) ([]byte, error) {
+	if !state.Valid() {
+		return nil, fmt.Errorf("get system job %s: %w: state 0x%02x", addr.ID, ErrBadMove, uint8(state))
+	}
+	v, err := r.Get(storage.SystemScope{}.JobKey(state, addr.Priority, addr.Created, addr.ID))
+	if err != nil {
+		return nil, fmt.Errorf("get system job %s in state %s: %w", addr.ID, state, err)
+	}
+	return v, nil
+}
+
+// PollJobs yields the system jobs in state in key order (priority byte, then
+// FIFO). With after set, it starts strictly after that address: the cursor
+// of a queue that remembers where its last claim was, so that a claim does
+// not walk over the tombstones of every job claimed before it.
+func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq2[JobRow, error] {
+	return func(yield func(JobRow, error) bool) {
+		if !state.Valid() {
+			yield(JobRow{}, fmt.Errorf("poll system jobs: %w: state 0x%02x", ErrBadMove, uint8(state)))
+			return
+		}
+		rng := storage.SystemScope{}.JobsInState(state)
+		if after != nil {
+			var err error
+			rng, err = rng.After(storage.SystemScope{}.JobKey(state, after.Priority, after.Created, after.ID))
+			if err != nil {
+				yield(JobRow{}, fmt.Errorf("poll system jobs in state %s after %s: %w", state, after.ID, err))
+				return
+			}
+		}
+		for kv, err := range r.Scan(rng) {
+			if err != nil {
+				yield(JobRow{}, fmt.Errorf("poll system jobs in state %s: %w", state, err))
+				return
+			}
+			p, err := storage.DecodeJob(kv.Key)
+			if err != nil {
+				yield(JobRow{}, fmt.Errorf("poll system jobs in state %s: %w", state, err))
+				return
+			}
+			row := JobRow{State: p.State, JobAddr: JobAddr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value}
+			if !yield(row, nil) {
+				return
+			}
+		}
+	}
+}
+
+// WriteJobs applies moves to system jobs as one atomic batch: each move
+// deletes the job's key in its From state and puts its value in its To
+// state. With durable set the batch is on stable storage when WriteJobs
+// returns.
+func WriteJobs(e storage.Engine, durable bool, moves ...JobMove) error {
+	var b storage.Batch
+	for i, m := range moves {
+		if err := addMove(&b, m); err != nil {
+			return fmt.Errorf("write system jobs: move %d: %w", i, err)
+		}
+	}
+	if err := b.Err(); err != nil {
+		return fmt.Errorf("write system jobs: %w", err)
+	}
+	write := e.Write
+	if durable {
+		write = e.WriteDurable
+	}
+	if err := write(&b); err != nil {
+		return fmt.Errorf("write system jobs: %w", err)
+	}
+	return nil
+}
+
+// addMove records one move in b.
+func addMove(b *storage.Batch, m JobMove) error {
+	validOrZero := func(s storage.JobState) bool { return s == 0 || s.Valid() }
+	if !validOrZero(m.From) || !validOrZero(m.To) || (m.From == 0 && m.To == 0) {
+		return fmt.Errorf("job %s from 0x%02x to 0x%02x: %w", m.ID, uint8(m.From), uint8(m.To), ErrBadMove)
+	}
+	sys := storage.SystemScope{}
+	if m.From != 0 && m.From != m.To {
+		b.Delete(sys.JobKey(m.From, m.Priority, m.Created, m.ID))
+	}
+	if m.To != 0 {
+		b.Put(sys.JobKey(m.To, m.Priority, m.Created, m.ID), m.Value)
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package system
+
+import (
+	"fmt"
+
+	"telha.dev/core/storage"
+)
+
+// LeasedJob is a leased job found by the reaper's sweep, in a tenant's queue
+// or in the system queue. Scope is decoded output: IsSystem reports a system
+// job, whose moves go through WriteJobs; a tenant job is addressed with
+// storage.NewTenantScope(Scope.Tenant, Scope.Organization) like any other.
+type LeasedJob struct {
+	Scope storage.KeyScope
+	JobAddr
+	Value []byte
+}
+
+// SweepLeases scans the whole jobs family, every tenant and the system
+// scope, and returns the leased jobs whose value the expired predicate
+// accepts. This is the spec's v0.3 system-maintenance exception: the reaper
+// must find abandoned leases without a tenant registry, and only this entry
+// point may cross scopes. The cost is one pass over the family, so the
+// reaper runs it periodically, not per claim.
+//
+// The sweep takes no lock: a lease may be renewed or completed between the
+// sweep and the reaper's move, so the caller re-reads each job before moving
+// it. An error from expired stops the sweep and is returned.
+func SweepLeases(r storage.Reader, expired func(value []byte) (bool, error)) ([]LeasedJob, error) {
+	var out []LeasedJob
+	for kv, err := range r.Scan(storage.SystemScope{}.FullFamily(storage.Jobs)) {
+		if err != nil {
+			return nil, fmt.Errorf("sweep job leases: %w", err)
+		}
+		p, err := storage.DecodeJob(kv.Key)
+		if err != nil {
+			return nil, fmt.Errorf("sweep job leases: %w", err)
+		}
+		if p.State != storage.JobLeased {
+			continue
+		}
+		ok, err := expired(kv.Value)
+		if err != nil {
+			return nil, fmt.Errorf("sweep job leases: job %s of %s: %w", p.ID, p.Scope, err)
+		}
+		if ok {
+			out = append(out, LeasedJob{Scope: p.Scope, JobAddr: JobAddr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,54 @@
+// Package jobs is Telha's durable job queue: one queue per tenant, plus the
+// system queue for deployment-wide maintenance, all stored in the jobs
+// column family.
+//
+// # Life of a job
+//
+// Enqueue writes a job in state queued. Claim moves the first queued job to
+// leased and hands the worker a Lease that expires after
+// Options.LeaseDuration unless the worker renews it with Heartbeat. Complete
+// moves it to completed. Fail moves it to failed, where it waits out an
+// exponential backoff before Claim promotes it back to queued; once its
+// attempts reach MaxAttempts it goes to dead instead. The reaper (Store.Reap)
+// finds leases whose worker went away, across every tenant and the system
+// queue, and returns them to queued (or dead, when the attempts are spent).
+// Completed and dead jobs stay, for inspection, until Queue.Purge deletes
+// them.
+//
+// Every state change is one atomic batch: the delete of the old state's key
+// and the put of the new state's key, whose value carries the lease record.
+// A crash therefore leaves each job in exactly one state.
+//
+// # Order
+//
+// Claims take the highest Priority first and, within a priority, the oldest
+// job first (FIFO). The key layout sorts its priority byte ascending, so the
+// queue stores 255-p: Priority 255 is byte 0 and sorts first. A job keeps its
+// creation time for life, so a retried job keeps its place in line.
+//
+// # Concurrency
+//
+// The engine has no compare-and-swap, so a claim cannot be made atomic in
+// storage alone. Each Queue serializes its own state changes (enqueue,
+// claim, heartbeat, complete, fail, reap) with a mutex: two goroutines can
+// never read the same queued row and both lease it. This holds within one
+// process only: an engine must be served by one Store at a time, and the
+// Store hands out exactly one Queue per tenant so that the mutex is shared
+// by all of that tenant's workers. (RocksDB's lock file already keeps a
+// second process off the store.) Queues of different tenants do not
+// contend. The price is that a queue's writes do not overlap, so durable
+// writes of one queue cannot share an fsync.
+//
+// Work survives a crash: a job leased by a dead process stays leased until
+// its lease expires, and the reaper of the next process returns it to the
+// queue. Delivery is therefore at least once; a worker whose lease was lost
+// learns it from ErrLeaseLost (or ErrWrongOwner, once another worker holds
+// the job) and must not assume its result was recorded.
+//
+// # Isolation
+//
+// A tenant queue reads and writes only keys built from its TenantScope, so
+// tenants never see each other's jobs, even with equal job ids. System jobs
+// live under the reserved system scope and are reached only through
+// telha.dev/core/storage/system; this package never names that scope.
+package jobs

@@ -1,0 +1,319 @@
+package jobs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+)
+
+// Queue is the jobs of one tenant, or the system jobs. It is safe for
+// concurrent use; its state changes are serialized by its mutex.
+type Queue struct {
+	store *Store
+	space space
+
+	mu sync.Mutex
+	// cursor is the queued address claimed last. Every queued row before it
+	// has been claimed, so a claim scans from after it instead of over the
+	// tombstones of all earlier claims; putting a row at or before it
+	// resets it. Nil means scan from the start.
+	cursor *addr
+	// lastCreated is the creation time of the last enqueue, so that jobs
+	// enqueued within one microsecond still get increasing times (FIFO).
+	lastCreated storage.Timestamp
+	// nextDue is the earliest backoff end among failed jobs, in Unix
+	// microseconds: claims skip the failed scan until then. MinInt64 means
+	// unknown (scan), MaxInt64 none.
+	nextDue int64
+}
+
+func newQueue(s *Store, sp space) *Queue {
+	return &Queue{store: s, space: sp, nextDue: math.MinInt64}
+}
+
+// String names the queue.
+func (q *Queue) String() string { return q.space.String() }
+
+// Enqueue adds a queued job and returns it.
+func (q *Queue) Enqueue(payload []byte, o EnqueueOptions) (Job, error) {
+	if o.MaxAttempts < 0 {
+		return Job{}, fmt.Errorf("enqueue in %s: negative max attempts %d", q, o.MaxAttempts)
+	}
+	id := o.ID
+	if id == uuid.Nil {
+		var err error
+		if id, err = uuid.NewV7(); err != nil {
+			return Job{}, fmt.Errorf("enqueue in %s: new job id: %w", q, err)
+		}
+	}
+	maxAttempts := q.store.opts.MaxAttempts
+	if o.MaxAttempts > 0 {
+		maxAttempts = o.MaxAttempts
+	}
+	rec := record{maxAttempts: uint32(min(uint64(maxAttempts), math.MaxUint32)), payload: bytes.Clone(payload)}
+
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	created := storage.TimestampOf(q.store.now())
+	if created <= q.lastCreated {
+		created = q.lastCreated + 1
+	}
+	a := addr{Priority: o.Priority.keyByte(), Created: created, ID: id}
+	if err := q.write(move{JobAddr: a, To: Queued, Value: rec.encode(nil)}); err != nil {
+		return Job{}, fmt.Errorf("enqueue %s in %s: %w", id, q, err)
+	}
+	q.lastCreated = created
+	q.queuedLocked(a)
+	return jobOf(a, Queued, rec), nil
+}
+
+// Claim leases the next job to owner: the highest priority first, the
+// oldest first within a priority. It returns ErrNoJob when none is ready.
+func (q *Queue) Claim(owner string) (Lease, error) {
+	if owner == "" || len(owner) > MaxOwnerLen {
+		return Lease{}, fmt.Errorf("claim in %s: %w: %q", q, ErrBadOwner, owner)
+	}
+	token, err := uuid.NewRandom()
+	if err != nil {
+		return Lease{}, fmt.Errorf("claim in %s: new lease token: %w", q, err)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.store.now()
+	if err := q.promoteLocked(now); err != nil {
+		return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
+	}
+	for r, err := range q.space.poll(q.store.engine, Queued, q.cursor) {
+		if err != nil {
+			return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
+		}
+		rec, err := decodeRecord(r.Value)
+		if err != nil {
+			if err := q.buryLocked(r, err); err != nil {
+				return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
+			}
+			continue
+		}
+		rec.attempts++
+		rec.owner, rec.token = owner, token
+		rec.leaseExpiry = micros(now.Add(q.store.opts.LeaseDuration))
+		if err := q.write(move{JobAddr: r.JobAddr, From: Queued, To: Leased, Value: rec.encode(nil)}); err != nil {
+			return Lease{}, fmt.Errorf("claim %s in %s: %w", r.ID, q, err)
+		}
+		a := r.JobAddr
+		q.cursor = &a
+		return Lease{Job: jobOf(a, Leased, rec), token: token}, nil
+	}
+	return Lease{}, fmt.Errorf("claim in %s: %w", q, ErrNoJob)
+}
+
+// Heartbeat extends a lease by Options.LeaseDuration from now.
+func (q *Queue) Heartbeat(l Lease) (Lease, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.store.now()
+	a, rec, err := q.holdLocked(l, now)
+	if err != nil {
+		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
+	}
+	rec.leaseExpiry = micros(now.Add(q.store.opts.LeaseDuration))
+	if err := q.write(move{JobAddr: a, From: Leased, To: Leased, Value: rec.encode(nil)}); err != nil {
+		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
+	}
+	return Lease{Job: jobOf(a, Leased, rec), token: l.token}, nil
+}
+
+// Complete records the leased job as done.
+func (q *Queue) Complete(l Lease) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	a, rec, err := q.holdLocked(l, q.store.now())
+	if err != nil {
+		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
+	}
+	rec.leaseExpiry, rec.token = 0, uuid.Nil
+	if err := q.write(move{JobAddr: a, From: Leased, To: Completed, Value: rec.encode(nil)}); err != nil {
+		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
+	}
+	return nil
+}
+
+// Fail records a failed attempt of the leased job. The job waits out its
+// backoff in state failed and is then claimed again, or goes to dead when
+// its attempts are spent. Fail returns the job in its new state.
+func (q *Queue) Fail(l Lease, cause error) (Job, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.store.now()
+	a, rec, err := q.holdLocked(l, now)
+	if err != nil {
+		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
+	}
+	rec.leaseExpiry, rec.token = 0, uuid.Nil
+	rec.lastError = "failed"
+	if cause != nil {
+		rec.lastError = truncate(cause.Error(), MaxErrorLen)
+	}
+	to := Dead
+	if rec.attempts < rec.maxAttempts {
+		to = Failed
+		rec.notBefore = micros(now.Add(q.store.opts.backoff(rec.attempts)))
+	}
+	if err := q.write(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
+		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
+	}
+	if to == Failed {
+		q.nextDue = min(q.nextDue, rec.notBefore)
+	}
+	return jobOf(a, to, rec), nil
+}
+
+// Get returns the job ref in whatever state it is, or ErrUnknownJob.
+func (q *Queue) Get(ref Ref) (Job, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	a := addrOf(ref)
+	state, v, err := q.findLocked(a)
+	if err != nil {
+		return Job{}, fmt.Errorf("get %s in %s: %w", ref.ID, q, err)
+	}
+	rec, err := decodeRecord(v)
+	if err != nil {
+		return Job{}, fmt.Errorf("get %s in %s: %w", ref.ID, q, err)
+	}
+	return jobOf(a, state, rec), nil
+}
+
+// List returns the jobs in state in claim order. It reads the whole state,
+// so use it for inspection, not on a hot path.
+func (q *Queue) List(state State) ([]Job, error) {
+	if !state.Valid() {
+		return nil, fmt.Errorf("list %s: %w: 0x%02x", q, ErrBadState, uint8(state))
+	}
+	var out []Job
+	for r, err := range q.space.poll(q.store.engine, state, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", q, err)
+		}
+		rec, err := decodeRecord(r.Value)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: job %s: %w", q, r.ID, err)
+		}
+		out = append(out, jobOf(r.JobAddr, state, rec))
+	}
+	return out, nil
+}
+
+// holdLocked checks that l still holds its job and returns the job's
+// address and value. The checks run in this order: the job must exist
+// (ErrUnknownJob) and be leased (ErrLeaseLost), to l's owner
+// (ErrWrongOwner), under l's claim (ErrLeaseLost), and not expired
+// (ErrLeaseLost: the reaper may hand it out at any moment).
+func (q *Queue) holdLocked(l Lease, now time.Time) (addr, record, error) {
+	a := addrOf(l.Ref)
+	state, v, err := q.findLocked(a)
+	if err != nil {
+		return a, record{}, err
+	}
+	if state != Leased {
+		return a, record{}, fmt.Errorf("%w: job is %s", ErrLeaseLost, state)
+	}
+	rec, err := decodeRecord(v)
+	if err != nil {
+		return a, record{}, err
+	}
+	switch {
+	case rec.owner != l.Owner:
+		return a, record{}, fmt.Errorf("%w: held by %q, not %q", ErrWrongOwner, rec.owner, l.Owner)
+	case rec.token != l.token:
+		return a, record{}, fmt.Errorf("%w: job was claimed again", ErrLeaseLost)
+	case micros(now) >= rec.leaseExpiry:
+		return a, record{}, fmt.Errorf("%w: expired at %s", ErrLeaseLost, timeOf(rec.leaseExpiry))
+	}
+	return a, rec, nil
+}
+
+// states is every job state, in the order findLocked tries them.
+var states = [...]State{Leased, Queued, Failed, Completed, Dead}
+
+// findLocked returns the state and value of the job at a.
+func (q *Queue) findLocked(a addr) (State, []byte, error) {
+	for _, s := range states {
+		v, err := q.space.get(q.store.engine, s, a)
+		switch {
+		case err == nil:
+			return s, v, nil
+		case !errors.Is(err, storage.ErrNotFound):
+			return 0, nil, err
+		}
+	}
+	return 0, nil, fmt.Errorf("%w: %s", ErrUnknownJob, a.ID)
+}
+
+// promoteLocked returns the failed jobs whose backoff has ended to the
+// queue, in one batch.
+func (q *Queue) promoteLocked(now time.Time) error {
+	t := micros(now)
+	if t < q.nextDue {
+		return nil
+	}
+	var moves []move
+	next := int64(math.MaxInt64)
+	for r, err := range q.space.poll(q.store.engine, Failed, nil) {
+		if err != nil {
+			return fmt.Errorf("promote failed jobs: %w", err)
+		}
+		rec, err := decodeRecord(r.Value)
+		if err != nil {
+			if err := q.buryLocked(r, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if rec.notBefore > t {
+			next = min(next, rec.notBefore)
+			continue
+		}
+		moves = append(moves, move{JobAddr: r.JobAddr, From: Failed, To: Queued, Value: r.Value})
+	}
+	if len(moves) > 0 {
+		if err := q.write(moves...); err != nil {
+			return fmt.Errorf("promote failed jobs: %w", err)
+		}
+		for _, m := range moves {
+			q.queuedLocked(m.JobAddr)
+		}
+	}
+	q.nextDue = next
+	return nil
+}
+
+// buryLocked moves a row whose value does not decode to dead, keeping the
+// bytes as its payload, so that one corrupt row cannot block a queue.
+func (q *Queue) buryLocked(r row, cause error) error {
+	rec := record{maxAttempts: 1, lastError: cause.Error(), payload: r.Value}
+	if err := q.write(move{JobAddr: r.JobAddr, From: r.State, To: Dead, Value: rec.encode(nil)}); err != nil {
+		return fmt.Errorf("bury malformed job %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// queuedLocked notes that a was put in state queued: a claim must see it
+// even if it sorts at or before the cursor.
+func (q *Queue) queuedLocked(a addr) {
+	if q.cursor != nil && !less(*q.cursor, a) {
+		q.cursor = nil
+	}
+}
+
+// write applies moves as one atomic batch, durably if the store says so.
+func (q *Queue) write(moves ...move) error {
+	return q.space.write(q.store.engine, q.store.opts.Durable, moves...)
+}

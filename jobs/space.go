@@ -1,0 +1,125 @@
+package jobs
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system"
+)
+
+// addr, row and move are the facade's vocabulary for a job's key components,
+// a polled row and a state change. Tenant and system queues share them.
+type (
+	addr = system.JobAddr
+	row  = system.JobRow
+	move = system.JobMove
+)
+
+// less reports whether a sorts before b within one state: the key order.
+func less(a, b addr) bool {
+	if a.Priority != b.Priority {
+		return a.Priority < b.Priority
+	}
+	if a.Created != b.Created {
+		return a.Created < b.Created
+	}
+	return bytes.Compare(a.ID[:], b.ID[:]) < 0
+}
+
+// space is where a queue's rows live: one tenant's scope, or the system
+// scope through the facade. It is the only place a queue touches storage.
+type space interface {
+	// get returns the value at a in state, or an error wrapping
+	// storage.ErrNotFound.
+	get(r storage.Reader, state State, a addr) ([]byte, error)
+	// poll yields the rows of state in key order, strictly after *after
+	// when after is not nil.
+	poll(r storage.Reader, state State, after *addr) iter.Seq2[row, error]
+	// write applies moves as one atomic batch.
+	write(e storage.Engine, durable bool, moves ...move) error
+	String() string
+}
+
+// tenantSpace is one tenant's jobs, addressed with the public key
+// constructors.
+type tenantSpace struct {
+	scope storage.TenantScope
+}
+
+func (t tenantSpace) String() string { return "tenant " + t.scope.String() }
+
+func (t tenantSpace) key(state State, a addr) storage.Key {
+	return storage.JobKey(t.scope, state, a.Priority, a.Created, a.ID)
+}
+
+func (t tenantSpace) get(r storage.Reader, state State, a addr) ([]byte, error) {
+	return r.Get(t.key(state, a))
+}
+
+func (t tenantSpace) poll(r storage.Reader, state State, after *addr) iter.Seq2[row, error] {
+	return func(yield func(row, error) bool) {
+		rng := storage.JobsInState(t.scope, state)
+		if after != nil {
+			var err error
+			if rng, err = rng.After(t.key(state, *after)); err != nil {
+				yield(row{}, fmt.Errorf("poll %s jobs in state %s: %w", t, state, err))
+				return
+			}
+		}
+		for kv, err := range r.Scan(rng) {
+			if err == nil {
+				var p storage.JobParts
+				if p, err = storage.DecodeJob(kv.Key); err == nil {
+					if !yield(row{State: p.State, JobAddr: addr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value}, nil) {
+						return
+					}
+					continue
+				}
+			}
+			yield(row{}, fmt.Errorf("poll %s jobs in state %s: %w", t, state, err))
+			return
+		}
+	}
+}
+
+func (t tenantSpace) write(e storage.Engine, durable bool, moves ...move) error {
+	var b storage.Batch
+	for _, m := range moves {
+		if m.From != 0 && m.From != m.To {
+			b.Delete(t.key(m.From, m.JobAddr))
+		}
+		if m.To != 0 {
+			b.Put(t.key(m.To, m.JobAddr), m.Value)
+		}
+	}
+	if err := b.Err(); err != nil {
+		return fmt.Errorf("write %s jobs: %w", t, err)
+	}
+	write := e.Write
+	if durable {
+		write = e.WriteDurable
+	}
+	if err := write(&b); err != nil {
+		return fmt.Errorf("write %s jobs: %w", t, err)
+	}
+	return nil
+}
+
+// systemSpace is the system queue, reached only through the facade.
+type systemSpace struct{}
+
+func (systemSpace) String() string { return "system" }
+
+func (systemSpace) get(r storage.Reader, state State, a addr) ([]byte, error) {
+	return system.GetJob(r, state, a)
+}
+
+func (systemSpace) poll(r storage.Reader, state State, after *addr) iter.Seq2[row, error] {
+	return system.PollJobs(r, state, after)
+}
+
+func (systemSpace) write(e storage.Engine, durable bool, moves ...move) error {
+	return system.WriteJobs(e, durable, moves...)
+}

@@ -1,0 +1,131 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"telha.dev/core/storage"
+)
+
+// Indexer lets another module keep a derived index (such as the bitmap
+// predicate index of telha.dev/vector/bitmap) in the same atomic batch as
+// the node writes it derives from.
+//
+// IndexNode is called once per node write (assertion, correction or
+// deletion), under the store's write lock, before the batch is applied.
+// before and after are the node's current version — valid at the write's
+// transaction time, as known just before and just after the write — and
+// either may be nil (no such version, or a tombstone). The indexer adds its
+// rows to b; returning an error aborts the whole write. It must not write
+// to the engine directly. Reads of the engine see the state before b.
+type Indexer interface {
+	IndexNode(b *storage.Batch, scope storage.TenantScope, before, after *Version) error
+}
+
+// EdgeTypes turns an edge type name into the hash of the adjacency keys.
+// A persisted registry (telha.dev/graph) adds its registration row to b, so
+// a type is registered in the same batch as its first edge, and fails loud
+// on a hash collision (spec OQ-1). tx is the write's transaction time.
+type EdgeTypes interface {
+	Resolve(b *storage.Batch, scope storage.TenantScope, name string, tx storage.Timestamp) (storage.EdgeTypeHash, error)
+}
+
+// HashEdgeTypes resolves names with storage.HashEdgeType and persists
+// nothing: for tests of this package only; a real store uses the registry
+// of telha.dev/graph.
+type HashEdgeTypes struct{}
+
+// Resolve implements EdgeTypes.
+func (HashEdgeTypes) Resolve(_ *storage.Batch, _ storage.TenantScope, name string, _ storage.Timestamp) (storage.EdgeTypeHash, error) {
+	return storage.HashEdgeType(name), nil
+}
+
+// Options configure a Store.
+type Options struct {
+	// Clock hands out transaction times; nil means a new wall Clock.
+	Clock *Clock
+	// EdgeTypes resolves edge type names; nil means HashEdgeTypes.
+	EdgeTypes EdgeTypes
+	// Indexers see every node write; see Indexer.
+	Indexers []Indexer
+}
+
+// Store is the bitemporal store of one engine. It is safe for concurrent
+// use.
+type Store struct {
+	engine    storage.Engine
+	clock     *Clock
+	edgeTypes EdgeTypes
+
+	mu       sync.Mutex // serialises writes
+	indexers []Indexer
+	seeded   map[storage.TenantScope]bool // tenants whose tx high-water mark the clock has seen
+}
+
+// Open returns a Store over e. It reads nothing yet: each tenant's
+// transaction-time high-water mark is read before that tenant's first write.
+func Open(e storage.Engine, opts Options) *Store {
+	s := &Store{
+		engine:    e,
+		clock:     opts.Clock,
+		edgeTypes: opts.EdgeTypes,
+		indexers:  append([]Indexer(nil), opts.Indexers...),
+		seeded:    make(map[storage.TenantScope]bool),
+	}
+	if s.clock == nil {
+		s.clock = NewClock(nil)
+	}
+	if s.edgeTypes == nil {
+		s.edgeTypes = HashEdgeTypes{}
+	}
+	return s
+}
+
+// RegisterIndexer adds an Indexer for all later node writes.
+func (s *Store) RegisterIndexer(ix Indexer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.indexers = append(s.indexers, ix)
+}
+
+// Engine returns the store's engine, for modules that read their own
+// families next to the store's (graph, the bitmap index).
+func (s *Store) Engine() storage.Engine { return s.engine }
+
+// Clock returns the store's transaction clock.
+func (s *Store) Clock() *Clock { return s.clock }
+
+// seed raises the clock above the latest transaction time stored for
+// scope, once per tenant per Store. The first row of the tenant's
+// tx_time_index is its latest tx start, because the key inverts it. Must
+// hold s.mu.
+func (s *Store) seed(scope storage.TenantScope) error {
+	if s.seeded[scope] {
+		return nil
+	}
+	for kv, err := range s.engine.Scan(storage.TenantAll(scope, storage.TxTimeIndex)) {
+		if err != nil {
+			return fmt.Errorf("read tx high-water mark of %s: %w", scope, err)
+		}
+		p, err := storage.DecodeTxTimeIndex(kv.Key)
+		if err != nil {
+			return fmt.Errorf("read tx high-water mark of %s: %w", scope, err)
+		}
+		s.clock.Observe(p.TxStart)
+		break
+	}
+	s.seeded[scope] = true
+	return nil
+}
+
+// checkScope rejects the zero scope before any key is built from it.
+func checkScope(scope storage.TenantScope) error {
+	if scope.IsZero() {
+		return fmt.Errorf("temporal: %w", storage.ErrNilScope)
+	}
+	return nil
+}
+
+// notFound maps the engine's ErrNotFound to this package's.
+func notFound(err error) bool { return errors.Is(err, storage.ErrNotFound) }

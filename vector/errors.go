@@ -1,0 +1,33 @@
+package vector
+
+import (
+	"errors"
+
+	"telha.dev/core/storage/system"
+)
+
+// Errors of the package. Functions wrap them with context; test with
+// errors.Is.
+var (
+	// ErrUnknownModel reports a model name that is not registered at the
+	// relevant transaction time.
+	ErrUnknownModel = system.ErrUnknownModel
+
+	// ErrDimensionMismatch reports a vector whose length differs from its
+	// model's dimension.
+	ErrDimensionMismatch = errors.New("vector dimension does not match the model")
+
+	// ErrInvalidVector reports a vector with a NaN or infinite component, or
+	// an all-zero vector under the cosine metric, which has no direction.
+	ErrInvalidVector = errors.New("invalid vector")
+
+	// ErrNotFound reports a (node, model) with no visible vector at the
+	// asked time.
+	ErrNotFound = errors.New("vector not found")
+
+	// ErrBadValue reports a stored vector value that does not decode.
+	ErrBadValue = errors.New("bad vector value")
+
+	// ErrInvalidQuery reports a search with k < 1 or an invalid scope.
+	ErrInvalidQuery = errors.New("invalid vector query")
+)

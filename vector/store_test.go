@@ -1,0 +1,241 @@
+package vector
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system"
+	"telha.dev/vector/internal/testengine"
+)
+
+func mustRegister(t testing.TB, s *Store, name string, dim int, m Metric) Model {
+	t.Helper()
+	model, err := s.RegisterModel(name, dim, m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model
+}
+
+func TestPutGetAsOf(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		mustRegister(t, s, "m", 2, L2)
+		scope := testengine.Scope(t)
+		node := uuid.New()
+		// valid 10 at tx 100: {1,1}; valid 20 at tx 110: {2,2};
+		// correction of valid 10 at tx 120: {3,3}; tombstone from valid 30 at tx 130.
+		writes := []struct {
+			valid, tx storage.Timestamp
+			v         []float32
+		}{
+			{10, 100, []float32{1, 1}},
+			{20, 110, []float32{2, 2}},
+			{10, 120, []float32{3, 3}},
+		}
+		for _, w := range writes {
+			if err := s.Put(scope, node, "m", w.valid, w.tx, w.v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Delete(scope, node, "m", 30, 130); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			at   AsOf
+			want []float32 // nil: not found
+		}{
+			{AsOf{Valid: 9, Tx: 200}, nil},
+			{AsOf{Valid: 10, Tx: 99}, nil},
+			{AsOf{Valid: 10, Tx: 100}, []float32{1, 1}},
+			{AsOf{Valid: 15, Tx: 115}, []float32{1, 1}},
+			{AsOf{Valid: 15, Tx: 120}, []float32{3, 3}},
+			{AsOf{Valid: 25, Tx: 105}, []float32{1, 1}},
+			{AsOf{Valid: 25, Tx: 110}, []float32{2, 2}},
+			{AsOf{Valid: 35, Tx: 129}, []float32{2, 2}},
+			{AsOf{Valid: 35, Tx: 130}, nil},
+			{Latest, nil},
+			{AsOf{Valid: 29, Tx: storage.MaxTimestamp}, []float32{2, 2}},
+		}
+		for _, tt := range tests {
+			got, err := s.Get(scope, node, "m", tt.at)
+			switch {
+			case tt.want == nil && !errors.Is(err, ErrNotFound):
+				t.Errorf("as of %+v = %v, %v; want ErrNotFound", tt.at, got, err)
+			case tt.want != nil && (err != nil || !slices.Equal(got, tt.want)):
+				t.Errorf("as of %+v = %v, %v; want %v", tt.at, got, err, tt.want)
+			}
+		}
+	})
+}
+
+func TestPutErrors(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		mustRegister(t, s, "cos", 3, Cosine)
+		scope := testengine.Scope(t)
+		nan := float32(math.NaN())
+		inf := float32(math.Inf(1))
+		tests := []struct {
+			name  string
+			scope storage.TenantScope
+			node  uuid.UUID
+			model string
+			tx    storage.Timestamp
+			v     []float32
+			want  error
+		}{
+			{"unknown model", scope, uuid.New(), "absent", 10, []float32{1, 2, 3}, ErrUnknownModel},
+			{"model not yet registered", scope, uuid.New(), "cos", 0, []float32{1, 2, 3}, ErrUnknownModel},
+			{"short", scope, uuid.New(), "cos", 10, []float32{1, 2}, ErrDimensionMismatch},
+			{"long", scope, uuid.New(), "cos", 10, []float32{1, 2, 3, 4}, ErrDimensionMismatch},
+			{"nan", scope, uuid.New(), "cos", 10, []float32{1, nan, 3}, ErrInvalidVector},
+			{"inf", scope, uuid.New(), "cos", 10, []float32{1, inf, 3}, ErrInvalidVector},
+			{"zero under cosine", scope, uuid.New(), "cos", 10, []float32{0, 0, 0}, ErrInvalidVector},
+			{"zero scope", zeroScope, uuid.New(), "cos", 10, []float32{1, 2, 3}, ErrInvalidQuery},
+			{"nil node", scope, uuid.Nil, "cos", 10, []float32{1, 2, 3}, ErrInvalidQuery},
+		}
+		for _, tt := range tests {
+			if err := s.Put(tt.scope, tt.node, tt.model, 10, tt.tx, tt.v); !errors.Is(err, tt.want) {
+				t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
+			}
+		}
+		if _, err := s.Get(scope, uuid.New(), "absent", Latest); !errors.Is(err, ErrUnknownModel) {
+			t.Errorf("get under unknown model: err = %v", err)
+		}
+		if _, err := s.Get(scope, uuid.New(), "cos", Latest); !errors.Is(err, ErrNotFound) {
+			t.Errorf("get absent: err = %v", err)
+		}
+		if err := s.Delete(scope, uuid.New(), "absent", 1, 10); !errors.Is(err, ErrUnknownModel) {
+			t.Errorf("delete under unknown model: err = %v", err)
+		}
+		q := Query{Model: "cos", Vector: []float32{1, 0, 0}, K: 1, At: Latest}
+		for name, tt := range map[string]struct {
+			scope storage.TenantScope
+			q     Query
+			want  error
+		}{
+			"k zero":        {scope, Query{Model: q.Model, Vector: q.Vector, At: Latest}, ErrInvalidQuery},
+			"zero scope":    {zeroScope, q, ErrInvalidQuery},
+			"unknown model": {scope, Query{Model: "absent", Vector: q.Vector, K: 1, At: Latest}, ErrUnknownModel},
+			"dimension":     {scope, Query{Model: "cos", Vector: []float32{1}, K: 1, At: Latest}, ErrDimensionMismatch},
+			"zero query":    {scope, Query{Model: "cos", Vector: []float32{0, 0, 0}, K: 1, At: Latest}, ErrInvalidVector},
+		} {
+			if _, err := s.Search(tt.scope, tt.q); !errors.Is(err, tt.want) {
+				t.Errorf("search %s: err = %v, want %v", name, err, tt.want)
+			}
+		}
+	})
+}
+
+// TestTenantIsolation: three tenants write the same node ids under one
+// global model; each sees only its own vectors, by Get and by Search.
+func TestTenantIsolation(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		mustRegister(t, s, "shared", 2, L2)
+		scopes := []storage.TenantScope{testengine.Scope(t), testengine.Scope(t), testengine.Scope(t)}
+		nodes := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
+		for ti, scope := range scopes {
+			for ni, node := range nodes {
+				v := []float32{float32(ti), float32(ni)}
+				if err := s.Put(scope, node, "shared", 1, 10, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for ti, scope := range scopes {
+			for ni, node := range nodes {
+				got, err := s.Get(scope, node, "shared", Latest)
+				if err != nil || !slices.Equal(got, []float32{float32(ti), float32(ni)}) {
+					t.Errorf("tenant %d node %d = %v, %v", ti, ni, got, err)
+				}
+			}
+			hits, err := s.Search(scope, Query{Model: "shared", Vector: []float32{float32(ti), 0}, K: 10, At: Latest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != len(nodes) {
+				t.Fatalf("tenant %d: %d hits, want %d", ti, len(hits), len(nodes))
+			}
+			for i, h := range hits {
+				if h.Node != nodes[i] || h.Distance != float64(i) {
+					t.Errorf("tenant %d hit %d = %+v, want node %d at %d", ti, i, h, i, i)
+				}
+			}
+		}
+		// A model registered once is visible to every tenant: it is global.
+		for _, scope := range scopes {
+			if err := s.Put(scope, uuid.New(), "shared", 1, 10, []float32{9, 9}); err != nil {
+				t.Errorf("tenant %s cannot use the global model: %v", scope, err)
+			}
+		}
+	})
+}
+
+// TestRedefinedModel: a search under a redefined model skips vectors of the
+// old dimension, and a search as of before the redefinition still sees them.
+func TestRedefinedModel(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		mustRegister(t, s, "m", 2, L2)
+		scope := testengine.Scope(t)
+		old, fresh := uuid.New(), uuid.New()
+		if err := s.Put(scope, old, "m", 1, 10, []float32{1, 1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RedefineModel("m", 3, L2, 20); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Put(scope, fresh, "m", 1, 30, []float32{1, 1, 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Put(scope, uuid.New(), "m", 1, 30, []float32{1, 1}); !errors.Is(err, ErrDimensionMismatch) {
+			t.Errorf("put old dimension after redefinition: err = %v", err)
+		}
+		hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{0, 0, 0}, K: 5, At: Latest})
+		if err != nil || len(hits) != 1 || hits[0].Node != fresh {
+			t.Errorf("search now = %+v, %v; want only the new vector", hits, err)
+		}
+		hits, err = s.Search(scope, Query{Model: "m", Vector: []float32{0, 0}, K: 5, At: AsOf{Valid: 5, Tx: 15}})
+		if err != nil || len(hits) != 1 || hits[0].Node != old {
+			t.Errorf("search as of tx 15 = %+v, %v; want only the old vector", hits, err)
+		}
+		got, err := s.Get(scope, old, "m", Latest)
+		if err != nil || len(got) != 2 {
+			t.Errorf("get old vector = %v, %v", got, err)
+		}
+	})
+}
+
+func TestRegistryThroughStore(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		m := mustRegister(t, s, "a", 4, Dot)
+		if _, err := s.RegisterModel("a", 5, Dot, 2); !errors.Is(err, system.ErrModelConflict) {
+			t.Errorf("conflicting registration: err = %v", err)
+		}
+		got, err := s.Model("a")
+		if err != nil || got != m {
+			t.Errorf("model = %+v, %v", got, err)
+		}
+		list, err := s.Models()
+		if err != nil || len(list) != 1 {
+			t.Errorf("models = %+v, %v", list, err)
+		}
+		h, err := s.ModelHistory("a")
+		if err != nil || len(h) != 1 {
+			t.Errorf("history = %+v, %v", h, err)
+		}
+		if metric, err := ParseMetric("dot"); err != nil || metric != Dot {
+			t.Errorf("parse metric = %v, %v", metric, err)
+		}
+	})
+}
+
+// zeroScope is the zero TenantScope, which is not a scope.
+var zeroScope storage.TenantScope
