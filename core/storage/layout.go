@@ -37,14 +37,16 @@ func (l Layout) Len() int {
 var (
 	fScope       = Field{"scope", ScopeLen, "tenant id 16 + organization id 16; all zero for the system scope"}
 	fSystem      = Field{"scope", ScopeLen, "all zero: the reserved system scope"}
-	fID          = func(name string) Field { return Field{name, 16, "uuid, 16 raw bytes"} }
-	fHash        = func(name string) Field { return Field{name, 8, "xxh3-64, big-endian"} }
-	fInv         = func(name string) Field { return Field{name, 8, "timestamp, inverted: latest first"} }
-	fAsc         = func(name string) Field { return Field{name, 8, "timestamp, ascending"} }
-	fU64         = func(name string) Field { return Field{name, 8, "uint64, big-endian"} }
-	fByte        = func(name, enc string) Field { return Field{name, 1, enc} }
 	bitmapFields = []Field{fScope, fHash("label_hash"), fByte("kind", "bitmap kind")}
 )
+
+func fID(name string) Field   { return Field{name, 16, "uuid, 16 raw bytes"} }
+func fHash(name string) Field { return Field{name, 8, "xxh3-64, big-endian"} }
+func fInv(name string) Field  { return Field{name, 8, "timestamp, inverted: latest first"} }
+func fAsc(name string) Field  { return Field{name, 8, "timestamp, ascending"} }
+func fU64(name string) Field  { return Field{name, 8, "uint64, big-endian"} }
+
+func fByte(name, encoding string) Field { return Field{name, 1, encoding} }
 
 // Layouts returns every key layout, in family order.
 func Layouts() []Layout {

@@ -218,18 +218,19 @@ func TemporalIndexAfter(s TenantScope, cursor Key) (ScanRange, error) {
 	if cursor.family != ValidTimeIndex && cursor.family != TxTimeIndex {
 		return ScanRange{}, fmt.Errorf("temporal index after %s: %w", cursor, ErrOutOfRange)
 	}
-	if s.IsZero() {
-		return ScanRange{}, ErrInvalidRange
-	}
 	// The whole-tenant range lives on the stack: After makes the one
 	// allocation.
-	p := s.prefix()
+	var k Key
+	e, ok := tenantBuilder(&k, cursor.family, s)
+	if !ok {
+		return ScanRange{}, ErrInvalidRange
+	}
 	var limit [ScopeLen]byte
-	upper, ok := successor(limit[:0], p[:])
+	upper, ok := successor(limit[:0], e.bytes())
 	if !ok {
 		upper = nil
 	}
-	return ScanRange{family: cursor.family, lower: p[:], upper: upper}.After(cursor)
+	return ScanRange{family: cursor.family, lower: e.bytes(), upper: upper}.After(cursor)
 }
 
 // FullFamily is every row of cf, across all tenants and the system scope:

@@ -50,13 +50,6 @@ func (s TenantScope) String() string {
 	return s.tenant.String() + "/" + s.organization.String()
 }
 
-// prefix returns the scope's 32 key bytes.
-func (s TenantScope) prefix() (p [ScopeLen]byte) {
-	copy(p[:16], s.tenant[:])
-	copy(p[16:], s.organization[:])
-	return p
-}
-
 // SystemScope is the reserved system namespace: the all-zero 32-byte prefix
 // that holds deployment-global rows (system jobs, the embedding-model
 // registry) and sorts first in every family. It is the only producer of that
