@@ -18,5 +18,10 @@
 // The byte layouts are normative (docs/key-layout.md is generated from this
 // package by `telha debug layout`). All keys are fixed-width, big-endian, and
 // timestamps that should iterate latest-first are inverted by one function,
-// invert.
+// invert (the key setters write it folded with the order-preserving
+// encoding, as inverted).
+//
+// Every key has two constructors: a setter, (*Key).SetNodeVersion, which
+// writes into an existing Key and inlines into its caller, for loops that
+// build many keys; and a function, NodeVersionKey, which returns a new Key.
 package storage

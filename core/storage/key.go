@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -12,107 +11,79 @@ const MaxKeyLen = 88
 
 // Key is one fully encoded key together with its column family, so a node key
 // can never be written into the edges family by mistake. It is a value type
-// holding its bytes inline: building one does not allocate.
+// holding its bytes inline: building one does not allocate. A valid key's
+// bytes past its length are always zero, so equal keys are equal values and
+// a Key can be a map key.
 //
 // The zero Key is invalid, as is every key built from the zero TenantScope;
 // engines reject both with ErrInvalidKey.
 //
 //telha:opaque use the typed constructors of telha.dev/core/storage, e.g. storage.NodeVersionKey
 type Key struct {
-	family ColumnFamily
-	n      uint8
+	_      [0]uint64 // aligns b: stores that straddle cache lines slow the setters
 	b      [MaxKeyLen]byte
+	family ColumnFamily
+	n      uint8 // the length, with systemBit set for a key of the system scope
 }
+
+// systemBit marks, in Key.n, a key of the system scope. It tells a system
+// key, whose all-zero prefix is legitimate, from a key built from the zero
+// TenantScope, whose all-zero prefix is not. The key setters must inline, so
+// they copy the scope without looking at it and Valid makes the check.
+const systemBit = 0x80
 
 // Family returns the key's column family.
 func (k Key) Family() ColumnFamily { return k.family }
 
-// Valid reports whether k was built by a constructor from a real scope.
-func (k Key) Valid() bool { return k.n != 0 }
+// Valid reports whether k was built by a constructor from a real scope: it
+// has a length, and a tenant id unless it is a system key.
+func (k Key) Valid() bool {
+	return k.n != 0 && (k.n&systemBit != 0 || uuid.UUID(k.b[0:16]) != uuid.Nil)
+}
 
 // Len returns the key's length in bytes, 0 for an invalid key.
-func (k Key) Len() int { return int(k.n) }
+func (k Key) Len() int {
+	if !k.Valid() {
+		return 0
+	}
+	return int(k.n &^ systemBit)
+}
 
 // Bytes returns a copy of the key's bytes. Bytes flow out of the authority
 // freely; they never flow back in.
-func (k Key) Bytes() []byte { return append([]byte(nil), k.b[:k.n]...) }
+func (k Key) Bytes() []byte { return append([]byte(nil), k.b[:k.Len()]...) }
 
 // AppendTo appends the key's bytes to dst.
-func (k Key) AppendTo(dst []byte) []byte { return append(dst, k.b[:k.n]...) }
+func (k Key) AppendTo(dst []byte) []byte { return append(dst, k.b[:k.Len()]...) }
 
 // String renders the key with DescribeKey, or "invalid key".
 func (k Key) String() string {
 	if !k.Valid() {
 		return "invalid key"
 	}
-	s, err := DescribeKey(k.family, k.b[:k.n])
+	b := k.b[:k.Len()]
+	s, err := DescribeKey(k.family, b)
 	if err != nil {
-		return fmt.Sprintf("%s %x (%v)", k.family, k.b[:k.n], err)
+		return fmt.Sprintf("%s %x (%v)", k.family, b, err)
 	}
 	return s
 }
 
-// View returns the key's bytes without copying, for engines. The slice
-// aliases k; writing to it would forge a key.
+// View returns the key's bytes without copying, for engines; empty for an
+// invalid key. The slice aliases k; writing to it would forge a key.
 //
 //telha:restricted rawbytes engines only; use Key.Bytes or Key.AppendTo for a copy
-func (k *Key) View() []byte { return k.b[:k.n:k.n] }
-
-// encoder fills a Key left to right, in place. Its methods inline, and
-// after inlining the offset is a constant at every step, so a constructor
-// compiles to a few stores straight into its result with no bounds checks.
-type encoder struct {
-	k *Key
-	n int
+func (k *Key) View() []byte {
+	n := k.Len()
+	return k.b[:n:n]
 }
 
-// startKey begins a key of family cf in k.
-func startKey(k *Key, cf ColumnFamily) encoder {
-	k.family = cf
-	return encoder{k: k}
+// shrink prepares k for a key of length n: it clears what a longer key left
+// past n, so that bytes past the length stay zero. A Key reused for keys of
+// one shape skips the clearing. The system bit makes any system key count as
+// longer, which clears a little more than needed, never less.
+func (k *Key) shrink(n uint8) {
+	if k.n > n {
+		clear(k.b[n:])
+	}
 }
-
-// tenant writes the scope prefix of s.
-func (e *encoder) tenant(s TenantScope) {
-	copy(e.k.b[0:16], s.tenant[:])
-	copy(e.k.b[16:32], s.organization[:])
-	e.n = ScopeLen
-}
-
-// system writes the all-zero prefix of the system scope.
-func (e *encoder) system() {
-	clear(e.k.b[0:ScopeLen])
-	e.n = ScopeLen
-}
-
-func (e *encoder) id(id uuid.UUID) {
-	copy(e.k.b[e.n:e.n+16], id[:])
-	e.n += 16
-}
-
-func (e *encoder) u8(v uint8) {
-	e.k.b[e.n] = v
-	e.n++
-}
-
-func (e *encoder) u32(v uint32) {
-	binary.BigEndian.PutUint32(e.k.b[e.n:e.n+4], v)
-	e.n += 4
-}
-
-func (e *encoder) u64(v uint64) {
-	binary.BigEndian.PutUint64(e.k.b[e.n:e.n+8], v)
-	e.n += 8
-}
-
-// inv writes a timestamp inverted (latest first).
-func (e *encoder) inv(t Timestamp) { e.u64(invert(ordered(t))) }
-
-// asc writes a timestamp in ascending order.
-func (e *encoder) asc(t Timestamp) { e.u64(ordered(t)) }
-
-// done records the key's length; the key is valid from here on.
-func (e *encoder) done() { e.k.n = uint8(e.n) }
-
-// bytes returns what has been written so far.
-func (e *encoder) bytes() []byte { return e.k.b[:e.n] }

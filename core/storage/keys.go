@@ -1,196 +1,249 @@
 package storage
 
-import "github.com/google/uuid"
+import (
+	"encoding/binary"
 
-// This file holds one constructor per key layout of spec §5.2. Each exported
-// constructor takes a TenantScope first and returns the zero (invalid) Key
-// when the scope is the zero value. The unexported layout functions take the
-// prefix so that SystemScope can share the same shapes.
+	"github.com/google/uuid"
+)
 
-func versionKey(k *Key, cf ColumnFamily, s TenantScope, id uuid.UUID, validStart, txStart Timestamp) {
-	e := startKey(k, cf)
-	e.tenant(s)
-	e.id(id)
-	e.inv(validStart)
-	e.inv(txStart)
-	e.done()
-}
+// This file holds the key constructors of spec §5.2, two forms per layout.
+// The setter (Key.SetNodeVersion) writes a key into an existing Key; it is
+// the form for loops that build many keys, and it runs at the speed of a
+// hand-written encoding/binary function (BENCHMARKS.md). The function form
+// (NodeVersionKey) returns a new Key, which costs zeroing and copying an
+// 88-byte value. Both give an invalid Key for the zero TenantScope.
+//
+// The setters write fixed offsets, with no branch on the scope, so that
+// each one inlines into its caller: a call would cost as much as the
+// encoding. TestIntendedInlining keeps them within the inliner's budget.
 
 // NodeVersionKey is [scope 32][logical id 16][inv valid start 8][inv tx start 8]:
 // one version of a node, latest valid time first, then latest tx time first.
 func NodeVersionKey(s TenantScope, id uuid.UUID, validStart, txStart Timestamp) (k Key) {
-	if !s.IsZero() {
-		versionKey(&k, NodeVersions, s, id, validStart, txStart)
-	}
+	k.SetNodeVersion(s, id, validStart, txStart)
 	return k
+}
+
+// SetNodeVersion sets k to NodeVersionKey(s, id, validStart, txStart).
+func (k *Key) SetNodeVersion(s TenantScope, id uuid.UUID, validStart, txStart Timestamp) {
+	k.setVersion(NodeVersions, &s, &id, validStart, txStart)
 }
 
 // EdgeVersionKey has the node version layout in the edge_versions family.
 func EdgeVersionKey(s TenantScope, id uuid.UUID, validStart, txStart Timestamp) (k Key) {
-	if !s.IsZero() {
-		versionKey(&k, EdgeVersions, s, id, validStart, txStart)
-	}
+	k.SetEdgeVersion(s, id, validStart, txStart)
 	return k
 }
 
-func adjacencyKey(k *Key, cf ColumnFamily, s TenantScope, anchor uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, neighbor uuid.UUID) {
-	e := startKey(k, cf)
-	e.tenant(s)
-	e.id(anchor)
-	e.u64(uint64(edgeType))
-	e.inv(validStart)
-	e.inv(txStart)
-	e.id(neighbor)
-	e.done()
+// SetEdgeVersion sets k to EdgeVersionKey(s, id, validStart, txStart).
+func (k *Key) SetEdgeVersion(s TenantScope, id uuid.UUID, validStart, txStart Timestamp) {
+	k.setVersion(EdgeVersions, &s, &id, validStart, txStart)
+}
+
+func (k *Key) setVersion(cf ColumnFamily, s *TenantScope, id *uuid.UUID, validStart, txStart Timestamp) {
+	k.shrink(VersionKeyLen)
+	k.family, k.n = cf, VersionKeyLen
+	copy(k.b[0:], s.p[:])
+	copy(k.b[32:], id[:])
+	binary.BigEndian.PutUint64(k.b[48:], inverted(validStart))
+	binary.BigEndian.PutUint64(k.b[56:], inverted(txStart))
 }
 
 // AdjacencyOutKey is [scope 32][from 16][edge type 8][inv valid start 8][inv tx start 8][to 16].
 func AdjacencyOutKey(s TenantScope, from uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, to uuid.UUID) (k Key) {
-	if !s.IsZero() {
-		adjacencyKey(&k, AdjacencyOut, s, from, edgeType, validStart, txStart, to)
-	}
+	k.SetAdjacencyOut(s, from, edgeType, validStart, txStart, to)
 	return k
+}
+
+// SetAdjacencyOut sets k to AdjacencyOutKey(s, from, edgeType, validStart, txStart, to).
+func (k *Key) SetAdjacencyOut(s TenantScope, from uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, to uuid.UUID) {
+	k.setAdjacency(AdjacencyOut, &s, &from, edgeType, validStart, txStart, &to)
 }
 
 // AdjacencyInKey is [scope 32][to 16][edge type 8][inv valid start 8][inv tx start 8][from 16].
 func AdjacencyInKey(s TenantScope, to uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, from uuid.UUID) (k Key) {
-	if !s.IsZero() {
-		adjacencyKey(&k, AdjacencyIn, s, to, edgeType, validStart, txStart, from)
-	}
+	k.SetAdjacencyIn(s, to, edgeType, validStart, txStart, from)
 	return k
 }
 
-func temporalIndexKey(k *Key, cf ColumnFamily, s TenantScope, first, second Timestamp, id uuid.UUID, kind IndexKind) {
-	e := startKey(k, cf)
-	e.tenant(s)
-	e.inv(first)
-	e.inv(second)
-	e.id(id)
-	e.u8(uint8(kind))
-	e.done()
+// SetAdjacencyIn sets k to AdjacencyInKey(s, to, edgeType, validStart, txStart, from).
+func (k *Key) SetAdjacencyIn(s TenantScope, to uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, from uuid.UUID) {
+	k.setAdjacency(AdjacencyIn, &s, &to, edgeType, validStart, txStart, &from)
+}
+
+func (k *Key) setAdjacency(cf ColumnFamily, s *TenantScope, anchor *uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, neighbor *uuid.UUID) {
+	k.family, k.n = cf, AdjacencyKeyLen
+	copy(k.b[0:], s.p[:])
+	copy(k.b[32:], anchor[:])
+	binary.BigEndian.PutUint64(k.b[48:], uint64(edgeType))
+	binary.BigEndian.PutUint64(k.b[56:], inverted(validStart))
+	binary.BigEndian.PutUint64(k.b[64:], inverted(txStart))
+	copy(k.b[72:], neighbor[:])
 }
 
 // ValidTimeIndexKey is [scope 32][inv valid start 8][inv tx start 8][logical id 16][kind 1].
 // Its stored value is the primary key of the version it indexes.
 func ValidTimeIndexKey(s TenantScope, validStart, txStart Timestamp, id uuid.UUID, kind IndexKind) (k Key) {
-	if !s.IsZero() {
-		temporalIndexKey(&k, ValidTimeIndex, s, validStart, txStart, id, kind)
-	}
+	k.SetValidTimeIndex(s, validStart, txStart, id, kind)
 	return k
+}
+
+// SetValidTimeIndex sets k to ValidTimeIndexKey(s, validStart, txStart, id, kind).
+func (k *Key) SetValidTimeIndex(s TenantScope, validStart, txStart Timestamp, id uuid.UUID, kind IndexKind) {
+	k.setTemporalIndex(ValidTimeIndex, &s, validStart, txStart, &id, kind)
 }
 
 // TxTimeIndexKey is [scope 32][inv tx start 8][inv valid start 8][logical id 16][kind 1].
 // Its stored value is the primary key of the version it indexes.
 func TxTimeIndexKey(s TenantScope, txStart, validStart Timestamp, id uuid.UUID, kind IndexKind) (k Key) {
-	if !s.IsZero() {
-		temporalIndexKey(&k, TxTimeIndex, s, txStart, validStart, id, kind)
-	}
+	k.SetTxTimeIndex(s, txStart, validStart, id, kind)
 	return k
+}
+
+// SetTxTimeIndex sets k to TxTimeIndexKey(s, txStart, validStart, id, kind).
+func (k *Key) SetTxTimeIndex(s TenantScope, txStart, validStart Timestamp, id uuid.UUID, kind IndexKind) {
+	k.setTemporalIndex(TxTimeIndex, &s, txStart, validStart, &id, kind)
+}
+
+func (k *Key) setTemporalIndex(cf ColumnFamily, s *TenantScope, first, second Timestamp, id *uuid.UUID, kind IndexKind) {
+	k.shrink(TemporalIndexKeyLen)
+	k.family, k.n = cf, TemporalIndexKeyLen
+	copy(k.b[0:], s.p[:])
+	binary.BigEndian.PutUint64(k.b[32:], inverted(first))
+	binary.BigEndian.PutUint64(k.b[40:], inverted(second))
+	copy(k.b[48:], id[:])
+	k.b[64] = uint8(kind)
 }
 
 // VectorKey is [scope 32][node id 16][model id 8][inv valid start 8][inv tx start 8].
 func VectorKey(s TenantScope, node uuid.UUID, model ModelID, validStart, txStart Timestamp) (k Key) {
-	if s.IsZero() {
-		return k
-	}
-	e := startKey(&k, Vectors)
-	e.tenant(s)
-	e.id(node)
-	e.u64(uint64(model))
-	e.inv(validStart)
-	e.inv(txStart)
-	e.done()
+	k.SetVector(s, node, model, validStart, txStart)
 	return k
 }
 
-// schemaTail writes the schema shape after its scope.
-func schemaTail(e *encoder, hash uint64, txStart Timestamp) {
-	e.u64(hash)
-	e.inv(txStart)
-	e.done()
+// SetVector sets k to VectorKey(s, node, model, validStart, txStart).
+func (k *Key) SetVector(s TenantScope, node uuid.UUID, model ModelID, validStart, txStart Timestamp) {
+	k.shrink(VectorKeyLen)
+	k.family, k.n = Vectors, VectorKeyLen
+	copy(k.b[0:], s.p[:])
+	copy(k.b[32:], node[:])
+	binary.BigEndian.PutUint64(k.b[48:], uint64(model))
+	binary.BigEndian.PutUint64(k.b[56:], inverted(validStart))
+	binary.BigEndian.PutUint64(k.b[64:], inverted(txStart))
 }
 
 // SchemaKey is [scope 32][label hash 8][inv tx start 8].
 func SchemaKey(s TenantScope, label LabelHash, txStart Timestamp) (k Key) {
-	if !s.IsZero() {
-		e := startKey(&k, Schema)
-		e.tenant(s)
-		schemaTail(&e, uint64(label), txStart)
-	}
+	k.SetSchema(s, label, txStart)
 	return k
+}
+
+// SetSchema sets k to SchemaKey(s, label, txStart).
+func (k *Key) SetSchema(s TenantScope, label LabelHash, txStart Timestamp) {
+	k.shrink(SchemaKeyLen)
+	k.family, k.n = Schema, SchemaKeyLen
+	copy(k.b[0:], s.p[:])
+	k.setSchemaTail(uint64(label), txStart)
+}
+
+// setSchemaTail writes the schema shape after its scope: [hash 8][inv tx 8].
+func (k *Key) setSchemaTail(hash uint64, txStart Timestamp) {
+	binary.BigEndian.PutUint64(k.b[32:], hash)
+	binary.BigEndian.PutUint64(k.b[40:], inverted(txStart))
 }
 
 // EdgeTypeKey is the registration row of edge type hash h written at tx:
 // the schema shape [scope 32][EdgeTypeLabel(h) 8][inv tx 8] (spec OQ-1's
 // fail-loud registry).
-func EdgeTypeKey(s TenantScope, h EdgeTypeHash, txStart Timestamp) Key {
-	return SchemaKey(s, EdgeTypeLabel(h), txStart)
-}
-
-// sourceKey writes the 56-byte sources shape with a raw, not yet inverted,
-// slot value; the slot is a tx time or the reserved RedactionChunkIndex.
-func sourceKey(s TenantScope, id uuid.UUID, slot uint64) (k Key) {
-	if !s.IsZero() {
-		e := startKey(&k, Sources)
-		e.tenant(s)
-		e.id(id)
-		e.u64(invert(slot))
-		e.done()
-	}
+func EdgeTypeKey(s TenantScope, h EdgeTypeHash, txStart Timestamp) (k Key) {
+	k.SetEdgeType(s, h, txStart)
 	return k
 }
 
+// SetEdgeType sets k to EdgeTypeKey(s, h, txStart).
+func (k *Key) SetEdgeType(s TenantScope, h EdgeTypeHash, txStart Timestamp) {
+	k.SetSchema(s, EdgeTypeLabel(h), txStart)
+}
+
 // SourceKey is [scope 32][source id 16][inv tx start 8]. MaxTimestamp is the
-// reserved redaction slot, so it yields the invalid Key.
-func SourceKey(s TenantScope, source uuid.UUID, txStart Timestamp) Key {
+// reserved redaction slot, so it yields an invalid Key.
+func SourceKey(s TenantScope, source uuid.UUID, txStart Timestamp) (k Key) {
+	k.SetSource(s, source, txStart)
+	return k
+}
+
+// SetSource sets k to SourceKey(s, source, txStart).
+func (k *Key) SetSource(s TenantScope, source uuid.UUID, txStart Timestamp) {
+	k.setSource(&s, &source, inverted(txStart))
 	if txStart == MaxTimestamp {
-		return Key{}
+		k.n = 0
 	}
-	return sourceKey(s, source, ordered(txStart))
+}
+
+// setSource writes the 56-byte sources shape with an already inverted slot:
+// a tx time, or the reserved RedactionChunkIndex.
+func (k *Key) setSource(s *TenantScope, id *uuid.UUID, invertedSlot uint64) {
+	k.shrink(SourceKeyLen)
+	k.family, k.n = Sources, SourceKeyLen
+	copy(k.b[0:], s.p[:])
+	copy(k.b[32:], id[:])
+	binary.BigEndian.PutUint64(k.b[48:], invertedSlot)
 }
 
 // SpanKey is [scope 32][source id 16][span start 8][span end 8]. Offsets are
 // not inverted: spans iterate in document order.
 func SpanKey(s TenantScope, source uuid.UUID, start, end uint64) (k Key) {
-	if !s.IsZero() {
-		e := startKey(&k, Spans)
-		e.tenant(s)
-		e.id(source)
-		e.u64(start)
-		e.u64(end)
-		e.done()
-	}
+	k.SetSpan(s, source, start, end)
 	return k
+}
+
+// SetSpan sets k to SpanKey(s, source, start, end).
+func (k *Key) SetSpan(s TenantScope, source uuid.UUID, start, end uint64) {
+	k.shrink(SpanKeyLen)
+	k.family, k.n = Spans, SpanKeyLen
+	copy(k.b[0:], s.p[:])
+	copy(k.b[32:], source[:])
+	binary.BigEndian.PutUint64(k.b[48:], start)
+	binary.BigEndian.PutUint64(k.b[56:], end)
 }
 
 // TraceKey is [scope 32][query id 16].
 func TraceKey(s TenantScope, query uuid.UUID) (k Key) {
-	if !s.IsZero() {
-		e := startKey(&k, Traces)
-		e.tenant(s)
-		e.id(query)
-		e.done()
-	}
+	k.SetTrace(s, query)
 	return k
 }
 
-// jobTail writes the jobs shape after its scope.
-func jobTail(e *encoder, state JobState, priority uint8, created Timestamp, id uuid.UUID) {
-	e.u8(uint8(state))
-	e.u8(priority)
-	e.asc(created)
-	e.id(id)
-	e.done()
+// SetTrace sets k to TraceKey(s, query).
+func (k *Key) SetTrace(s TenantScope, query uuid.UUID) {
+	k.shrink(TraceKeyLen)
+	k.family, k.n = Traces, TraceKeyLen
+	copy(k.b[0:], s.p[:])
+	copy(k.b[32:], query[:])
 }
 
 // JobKey is [scope 32][state 1][priority 1][created at 8][job id 16]. The
 // creation time is not inverted: claims are FIFO within (state, priority).
-// An unknown state yields the invalid Key.
+// An unknown state yields an invalid Key.
 func JobKey(s TenantScope, state JobState, priority uint8, created Timestamp, id uuid.UUID) (k Key) {
-	if !s.IsZero() && state.Valid() {
-		e := startKey(&k, Jobs)
-		e.tenant(s)
-		jobTail(&e, state, priority, created, id)
-	}
+	k.SetJob(s, state, priority, created, id)
 	return k
+}
+
+// SetJob sets k to JobKey(s, state, priority, created, id).
+func (k *Key) SetJob(s TenantScope, state JobState, priority uint8, created Timestamp, id uuid.UUID) {
+	k.shrink(JobKeyLen)
+	copy(k.b[0:], s.p[:])
+	k.setJobTail(JobKeyLen, state, priority, created, &id)
+}
+
+// setJobTail writes the jobs shape after its scope, with n the length and
+// maybe the system bit.
+func (k *Key) setJobTail(n uint8, state JobState, priority uint8, created Timestamp, id *uuid.UUID) {
+	k.family, k.n = Jobs, n
+	if !state.Valid() {
+		k.n = 0
+	}
+	k.b[32], k.b[33] = uint8(state), priority
+	binary.BigEndian.PutUint64(k.b[34:], ordered(created))
+	copy(k.b[42:], id[:])
 }

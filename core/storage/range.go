@@ -38,7 +38,7 @@ func (r ScanRange) WithinOneScope() bool { return !r.crossesScopes }
 
 // Contains reports whether key bytes of r's family fall inside r.
 func (r ScanRange) Contains(k Key) bool {
-	return r.Valid() && k.Valid() && k.family == r.family && r.containsBytes(k.b[:k.n])
+	return r.Valid() && k.Valid() && k.family == r.family && r.containsBytes(k.b[:k.Len()])
 }
 
 func (r ScanRange) containsBytes(b []byte) bool {
@@ -75,8 +75,8 @@ func (r ScanRange) After(cursor Key) (ScanRange, error) {
 	}
 	// All keys of a family are fixed-width, so cursor+0x00 is the smallest
 	// byte string above the cursor and below every greater key.
-	buf := make([]byte, 0, int(cursor.n)+1+len(r.upper))
-	buf = append(append(buf, cursor.b[:cursor.n]...), 0)
+	buf := make([]byte, 0, cursor.Len()+1+len(r.upper))
+	buf = append(append(buf, cursor.b[:cursor.Len()]...), 0)
 	lower := buf[:len(buf):len(buf)]
 	var upper []byte
 	if r.upper != nil {
@@ -107,34 +107,6 @@ func successor(dst, b []byte) (out []byte, ok bool) {
 	return dst, false
 }
 
-// prefixRange is [p, successor(p)) for the bytes p written so far: every
-// key that starts with p. It allocates once: both bounds share a buffer.
-func (e *encoder) prefixRange() ScanRange {
-	p := e.bytes()
-	buf := make([]byte, len(p), 2*len(p))
-	copy(buf, p)
-	lower := buf[:len(p):len(p)]
-	upper, ok := successor(buf[len(p):len(p)], p)
-	if !ok {
-		upper = nil
-	}
-	return ScanRange{family: e.k.family, lower: lower, upper: upper}
-}
-
-// fromRange is [p, successor(scope)): every key of the scope from the bytes
-// p written so far on.
-func (e *encoder) fromRange() ScanRange {
-	p := e.bytes()
-	buf := make([]byte, len(p), len(p)+ScopeLen)
-	copy(buf, p)
-	lower := buf[:len(p):len(p)]
-	upper, ok := successor(buf[len(p):len(p)], p[:ScopeLen])
-	if !ok {
-		upper = nil
-	}
-	return ScanRange{family: e.k.family, lower: lower, upper: upper}
-}
-
 // between is [lo, successor(hi)): from lo through every key starting with hi.
 // Both must start with the same scope.
 func between(cf ColumnFamily, lo, hi []byte) (ScanRange, error) {
@@ -149,15 +121,4 @@ func between(cf ColumnFamily, lo, hi []byte) (ScanRange, error) {
 		return ScanRange{}, ErrEmptyRange
 	}
 	return ScanRange{family: cf, lower: lower, upper: upper}, nil
-}
-
-// tenantBuilder starts, in k, the bounds of a range of family cf inside
-// scope s; ok is false for the zero scope.
-func tenantBuilder(k *Key, cf ColumnFamily, s TenantScope) (e encoder, ok bool) {
-	if s.IsZero() {
-		return e, false
-	}
-	e = startKey(k, cf)
-	e.tenant(s)
-	return e, true
 }

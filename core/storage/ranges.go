@@ -13,20 +13,19 @@ import (
 
 func idRange(cf ColumnFamily, s TenantScope, id uuid.UUID) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, cf, s)
-	if !ok {
+	b := startPrefix(&k, cf, s)
+	if !b.valid {
 		return ScanRange{}
 	}
-	b.id(id)
-	return b.prefixRange()
+	return b.id(id).prefixRange()
 }
 
 // TenantAll is every row of one family in one tenant: whole-tenant export,
 // GDPR verification passes, and pagination roots.
 func TenantAll(s TenantScope, cf ColumnFamily) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, cf, s)
-	if !ok || !cf.Valid() {
+	b := startPrefix(&k, cf, s)
+	if !b.valid || !cf.Valid() {
 		return ScanRange{}
 	}
 	return b.prefixRange()
@@ -48,13 +47,11 @@ func AdjacencyInRange(s TenantScope, to uuid.UUID) ScanRange { return idRange(Ad
 
 func adjacencyTypeRange(cf ColumnFamily, s TenantScope, anchor uuid.UUID, edgeType EdgeTypeHash) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, cf, s)
-	if !ok {
+	b := startPrefix(&k, cf, s)
+	if !b.valid {
 		return ScanRange{}
 	}
-	b.id(anchor)
-	b.u64(uint64(edgeType))
-	return b.prefixRange()
+	return b.id(anchor).u64(uint64(edgeType)).prefixRange()
 }
 
 // AdjacencyOutTypeRange is the outgoing adjacency rows of from with one edge type.
@@ -71,12 +68,11 @@ func AdjacencyInTypeRange(s TenantScope, to uuid.UUID, edgeType EdgeTypeHash) Sc
 // row of the tenant whose valid start is at or before t, latest first.
 func ValidTimeFrom(s TenantScope, t Timestamp) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, ValidTimeIndex, s)
-	if !ok {
+	b := startPrefix(&k, ValidTimeIndex, s)
+	if !b.valid {
 		return ScanRange{}
 	}
-	b.inv(t)
-	return b.fromRange()
+	return b.inv(t).fromRange()
 }
 
 // TxTimeBetween is every tx_time_index row of the tenant whose tx start lies
@@ -89,34 +85,29 @@ func TxTimeBetween(s TenantScope, from, to Timestamp) (ScanRange, error) {
 		return ScanRange{}, fmt.Errorf("tx time between %s and %s: %w", from, to, ErrEmptyRange)
 	}
 	var lk, hk Key
-	lo, _ := tenantBuilder(&lk, TxTimeIndex, s)
-	lo.inv(to)
-	hi, _ := tenantBuilder(&hk, TxTimeIndex, s)
-	hi.inv(from)
+	lo := startPrefix(&lk, TxTimeIndex, s).inv(to)
+	hi := startPrefix(&hk, TxTimeIndex, s).inv(from)
 	return between(TxTimeIndex, lo.bytes(), hi.bytes())
 }
 
 // VectorHistory is every version of one node's embedding under one model.
 func VectorHistory(s TenantScope, node uuid.UUID, model ModelID) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, Vectors, s)
-	if !ok {
+	b := startPrefix(&k, Vectors, s)
+	if !b.valid {
 		return ScanRange{}
 	}
-	b.id(node)
-	b.u64(uint64(model))
-	return b.prefixRange()
+	return b.id(node).u64(uint64(model)).prefixRange()
 }
 
 // SchemaHistory is every tx version of one label's schema row, latest first.
 func SchemaHistory(s TenantScope, label LabelHash) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, Schema, s)
-	if !ok {
+	b := startPrefix(&k, Schema, s)
+	if !b.valid {
 		return ScanRange{}
 	}
-	b.u64(uint64(label))
-	return b.prefixRange()
+	return b.u64(uint64(label)).prefixRange()
 }
 
 // EdgeTypeHistory is every registration row of edge type hash h, latest
@@ -135,49 +126,42 @@ func SourceSpans(s TenantScope, source uuid.UUID) ScanRange { return idRange(Spa
 // JobsInState is the tenant's jobs in one state, by priority byte, then FIFO.
 func JobsInState(s TenantScope, state JobState) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, Jobs, s)
-	if !ok || !state.Valid() {
+	b := startPrefix(&k, Jobs, s)
+	if !b.valid || !state.Valid() {
 		return ScanRange{}
 	}
-	b.u8(uint8(state))
-	return b.prefixRange()
+	return b.u8(uint8(state)).prefixRange()
 }
 
 // JobsInStatePriority is the tenant's jobs in one state and priority, FIFO.
 func JobsInStatePriority(s TenantScope, state JobState, priority uint8) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, Jobs, s)
-	if !ok || !state.Valid() {
+	b := startPrefix(&k, Jobs, s)
+	if !b.valid || !state.Valid() {
 		return ScanRange{}
 	}
-	b.u8(uint8(state))
-	b.u8(priority)
-	return b.prefixRange()
+	return b.u8(uint8(state)).u8(priority).prefixRange()
 }
 
 // BitmapLabelRange is every bitmap_index row of one (tenant, label).
 func BitmapLabelRange(s TenantScope, label LabelHash) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, BitmapIndex, s)
-	if !ok {
+	b := startPrefix(&k, BitmapIndex, s)
+	if !b.valid {
 		return ScanRange{}
 	}
-	b.u64(uint64(label))
-	return b.prefixRange()
+	return b.u64(uint64(label)).prefixRange()
 }
 
 // BitmapPostingsRange is every posting list of one property of one label:
 // its equality buckets and range bands.
 func BitmapPostingsRange(s TenantScope, label LabelHash, property PropertyHash) ScanRange {
 	var k Key
-	b, ok := tenantBuilder(&k, BitmapIndex, s)
-	if !ok {
+	b := startPrefix(&k, BitmapIndex, s)
+	if !b.valid {
 		return ScanRange{}
 	}
-	b.u64(uint64(label))
-	b.u8(uint8(BitmapPosting))
-	b.u64(uint64(property))
-	return b.prefixRange()
+	return b.u64(uint64(label)).u8(uint8(BitmapPosting)).u64(uint64(property)).prefixRange()
 }
 
 // entityFamilies are the families whose keys put a logical id right after
@@ -197,8 +181,7 @@ func TenantAllAfterEntity(s TenantScope, cf ColumnFamily, id uuid.UUID) (ScanRan
 		return ScanRange{}, fmt.Errorf("tenant all after entity: family %s is not keyed by entity: %w", cf, ErrUnknownFamily)
 	}
 	var k Key
-	lo, _ := tenantBuilder(&k, cf, s)
-	lo.id(id)
+	lo := startPrefix(&k, cf, s).id(id)
 	buf, ok := successor(make([]byte, 0, 2*(ScopeLen+16)), lo.bytes())
 	if !ok || !bytes.HasPrefix(buf, k.b[:ScopeLen]) {
 		return ScanRange{}, fmt.Errorf("tenant all after entity %s: %w", id, ErrEmptyRange)
@@ -221,8 +204,8 @@ func TemporalIndexAfter(s TenantScope, cursor Key) (ScanRange, error) {
 	// The whole-tenant range lives on the stack: After makes the one
 	// allocation.
 	var k Key
-	e, ok := tenantBuilder(&k, cursor.family, s)
-	if !ok {
+	e := startPrefix(&k, cursor.family, s)
+	if !e.valid {
 		return ScanRange{}, ErrInvalidRange
 	}
 	var limit [ScopeLen]byte
@@ -253,10 +236,8 @@ func (s SystemScope) JobsInState(state JobState) ScanRange {
 		return ScanRange{}
 	}
 	var k Key
-	b := startKey(&k, Jobs)
-	b.system()
-	b.u8(uint8(state))
-	return b.prefixRange()
+	b := startSystemPrefix(&k, Jobs)
+	return b.u8(uint8(state)).prefixRange()
 }
 
 // VectorModels is every row of the embedding-model registry.
@@ -264,8 +245,7 @@ func (s SystemScope) JobsInState(state JobState) ScanRange {
 //telha:restricted system use the model registry in telha.dev/core/storage/system
 func (s SystemScope) VectorModels() ScanRange {
 	var k Key
-	b := startKey(&k, Schema)
-	b.system()
+	b := startSystemPrefix(&k, Schema)
 	return b.prefixRange()
 }
 
@@ -274,10 +254,8 @@ func (s SystemScope) VectorModels() ScanRange {
 //telha:restricted system use the model registry in telha.dev/core/storage/system
 func (s SystemScope) VectorModelHistory(model ModelID) ScanRange {
 	var k Key
-	b := startKey(&k, Schema)
-	b.system()
-	b.u64(uint64(model))
-	return b.prefixRange()
+	b := startSystemPrefix(&k, Schema)
+	return b.u64(uint64(model)).prefixRange()
 }
 
 // FromStoredBounds rehydrates a range from bounds that this tree emitted

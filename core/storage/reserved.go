@@ -16,8 +16,14 @@ const blocklistNamespace = "telha/blocklist/v1"
 
 // RedactionRecordKey is the blob redaction record of blob: the sources shape
 // at the reserved slot.
-func RedactionRecordKey(s TenantScope, blob uuid.UUID) Key {
-	return sourceKey(s, blob, RedactionChunkIndex)
+func RedactionRecordKey(s TenantScope, blob uuid.UUID) (k Key) {
+	k.SetRedactionRecord(s, blob)
+	return k
+}
+
+// SetRedactionRecord sets k to RedactionRecordKey(s, blob).
+func (k *Key) SetRedactionRecord(s TenantScope, blob uuid.UUID) {
+	k.setSource(&s, &blob, invert(RedactionChunkIndex))
 }
 
 // BlocklistID derives the blocklist row id of a keyed digest:
@@ -41,8 +47,15 @@ func BlocklistID(keyedDigest []byte) uuid.UUID {
 
 // BlocklistKey is the erased-content blocklist row of a keyed digest: the
 // sources shape at the reserved slot, under the derived BlocklistID.
-func BlocklistKey(s TenantScope, keyedDigest []byte) Key {
-	return sourceKey(s, BlocklistID(keyedDigest), RedactionChunkIndex)
+func BlocklistKey(s TenantScope, keyedDigest []byte) (k Key) {
+	k.SetBlocklist(s, keyedDigest)
+	return k
+}
+
+// SetBlocklist sets k to BlocklistKey(s, keyedDigest).
+func (k *Key) SetBlocklist(s TenantScope, keyedDigest []byte) {
+	id := BlocklistID(keyedDigest)
+	k.setSource(&s, &id, invert(RedactionChunkIndex))
 }
 
 // JobKey is the key of a system job: the jobs layout under the all-zero
@@ -50,12 +63,17 @@ func BlocklistKey(s TenantScope, keyedDigest []byte) Key {
 //
 //telha:restricted system use storage.JobKey with a TenantScope, or the system facade in telha.dev/core/storage/system
 func (s SystemScope) JobKey(state JobState, priority uint8, created Timestamp, id uuid.UUID) (k Key) {
-	if state.Valid() {
-		e := startKey(&k, Jobs)
-		e.system()
-		jobTail(&e, state, priority, created, id)
-	}
+	k.SetSystemJob(s, state, priority, created, id)
 	return k
+}
+
+// SetSystemJob sets k to SystemScope.JobKey(state, priority, created, id).
+//
+//telha:restricted system use Key.SetJob with a TenantScope, or the system facade in telha.dev/core/storage/system
+func (k *Key) SetSystemJob(_ SystemScope, state JobState, priority uint8, created Timestamp, id uuid.UUID) {
+	k.shrink(JobKeyLen)
+	clear(k.b[0:ScopeLen])
+	k.setJobTail(JobKeyLen|systemBit, state, priority, created, &id)
 }
 
 // VectorModelKey is one version of a deployment-global embedding model:
@@ -63,8 +81,16 @@ func (s SystemScope) JobKey(state JobState, priority uint8, created Timestamp, i
 //
 //telha:restricted system use the model registry in telha.dev/core/storage/system
 func (s SystemScope) VectorModelKey(model ModelID, txStart Timestamp) (k Key) {
-	e := startKey(&k, Schema)
-	e.system()
-	schemaTail(&e, uint64(model), txStart)
+	k.SetVectorModel(s, model, txStart)
 	return k
+}
+
+// SetVectorModel sets k to SystemScope.VectorModelKey(model, txStart).
+//
+//telha:restricted system use the model registry in telha.dev/core/storage/system
+func (k *Key) SetVectorModel(_ SystemScope, model ModelID, txStart Timestamp) {
+	k.shrink(SchemaKeyLen)
+	k.family, k.n = Schema, SchemaKeyLen|systemBit
+	clear(k.b[0:ScopeLen])
+	k.setSchemaTail(uint64(model), txStart)
 }

@@ -20,8 +20,7 @@ const ScopeLen = 32
 //
 //telha:opaque use storage.NewTenantScope
 type TenantScope struct {
-	tenant       uuid.UUID
-	organization uuid.UUID
+	p [ScopeLen]byte // [tenant id 16][organization id 16]
 }
 
 // NewTenantScope returns the scope of one tenant within one organization. It
@@ -30,24 +29,27 @@ func NewTenantScope(tenant, organization uuid.UUID) (TenantScope, error) {
 	if tenant == uuid.Nil || organization == uuid.Nil {
 		return TenantScope{}, fmt.Errorf("new tenant scope %s/%s: %w", tenant, organization, ErrNilScope)
 	}
-	return TenantScope{tenant: tenant, organization: organization}, nil
+	var s TenantScope
+	copy(s.p[0:16], tenant[:])
+	copy(s.p[16:32], organization[:])
+	return s, nil
 }
 
 // Tenant returns the tenant id.
-func (s TenantScope) Tenant() uuid.UUID { return s.tenant }
+func (s TenantScope) Tenant() uuid.UUID { return uuid.UUID(s.p[0:16]) }
 
 // Organization returns the organization id.
-func (s TenantScope) Organization() uuid.UUID { return s.organization }
+func (s TenantScope) Organization() uuid.UUID { return uuid.UUID(s.p[16:32]) }
 
 // IsZero reports whether s is the zero value, which is not a scope.
-func (s TenantScope) IsZero() bool { return s.tenant == uuid.Nil }
+func (s TenantScope) IsZero() bool { return uuid.UUID(s.p[0:16]) == uuid.Nil }
 
 // String renders the scope as tenant/organization.
 func (s TenantScope) String() string {
 	if s.IsZero() {
 		return "invalid(zero TenantScope)"
 	}
-	return s.tenant.String() + "/" + s.organization.String()
+	return s.Tenant().String() + "/" + s.Organization().String()
 }
 
 // SystemScope is the reserved system namespace: the all-zero 32-byte prefix
@@ -72,7 +74,7 @@ func (s KeyScope) IsSystem() bool { return s.Tenant == uuid.Nil && s.Organizatio
 
 // Is reports whether the decoded scope is the tenant scope t.
 func (s KeyScope) Is(t TenantScope) bool {
-	return !t.IsZero() && s.Tenant == t.tenant && s.Organization == t.organization
+	return !t.IsZero() && s.Tenant == t.Tenant() && s.Organization == t.Organization()
 }
 
 // String renders "system" or tenant/organization.

@@ -6,123 +6,169 @@ import (
 )
 
 // keyShape draws random keys of one key shape together with the parts they
-// must decode to.
+// must decode to. It builds them with the shape's setter; the golden files
+// pin the function forms, which wrap the setters.
 type keyShape struct {
 	name   string
 	family ColumnFamily
 	system bool // built under SystemScope: the drawn tenant scope is not used
-	draw   func(t *rapid.T, s TenantScope) (Key, DecodedKey)
+	set    func(t *rapid.T, s TenantScope, k *Key) DecodedKey
 }
+
+// draw draws a key of the shape, set into a Key that held another key
+// before (or none), so that every property also checks that a setter leaves
+// nothing behind of the key it overwrites.
+func (sh keyShape) draw(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	k := genUsedKey.Draw(t, "used")
+	p := sh.set(t, s, &k)
+	return k, p
+}
+
+// genUsedKey draws what a reused Key may hold: nothing, a longest tenant
+// key, or a system key.
+var genUsedKey = rapid.Custom(func(t *rapid.T) (k Key) {
+	switch rapid.IntRange(0, 2).Draw(t, "usedKind") {
+	case 1:
+		k.SetAdjacencyOut(genScope.Draw(t, "usedScope"), genID.Draw(t, "usedFrom"), EdgeTypeHash(genHash.Draw(t, "usedEdgeType")),
+			genTime.Draw(t, "usedValid"), genTime.Draw(t, "usedTx"), genID.Draw(t, "usedTo"))
+	case 2:
+		p := drawJob(t)
+		k.SetSystemJob(SystemScope{}, p.State, p.Priority, p.Created, p.ID)
+	}
+	return k
+})
 
 func keyScopeOf(s TenantScope) KeyScope {
 	return KeyScope{Tenant: s.Tenant(), Organization: s.Organization()}
 }
 
 var keyShapes = []keyShape{
-	{"NodeVersionKey", NodeVersions, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"NodeVersionKey", NodeVersions, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		id, v, x := genID.Draw(t, "id"), genTime.Draw(t, "valid"), genTime.Draw(t, "tx")
-		return NodeVersionKey(s, id, v, x), VersionParts{Family: NodeVersions, Scope: keyScopeOf(s), ID: id, ValidStart: v, TxStart: x}
+		k.SetNodeVersion(s, id, v, x)
+		return VersionParts{Family: NodeVersions, Scope: keyScopeOf(s), ID: id, ValidStart: v, TxStart: x}
 	}},
-	{"EdgeVersionKey", EdgeVersions, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"EdgeVersionKey", EdgeVersions, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		id, v, x := genID.Draw(t, "id"), genTime.Draw(t, "valid"), genTime.Draw(t, "tx")
-		return EdgeVersionKey(s, id, v, x), VersionParts{Family: EdgeVersions, Scope: keyScopeOf(s), ID: id, ValidStart: v, TxStart: x}
+		k.SetEdgeVersion(s, id, v, x)
+		return VersionParts{Family: EdgeVersions, Scope: keyScopeOf(s), ID: id, ValidStart: v, TxStart: x}
 	}},
-	{"AdjacencyOutKey", AdjacencyOut, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"AdjacencyOutKey", AdjacencyOut, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		from, to, et := genID.Draw(t, "from"), genID.Draw(t, "to"), EdgeTypeHash(genHash.Draw(t, "edgeType"))
 		v, x := genTime.Draw(t, "valid"), genTime.Draw(t, "tx")
-		return AdjacencyOutKey(s, from, et, v, x, to), AdjacencyParts{
+		k.SetAdjacencyOut(s, from, et, v, x, to)
+		return AdjacencyParts{
 			Family: AdjacencyOut, Scope: keyScopeOf(s), Anchor: from, EdgeType: et, ValidStart: v, TxStart: x, Neighbor: to,
 		}
 	}},
-	{"AdjacencyInKey", AdjacencyIn, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"AdjacencyInKey", AdjacencyIn, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		to, from, et := genID.Draw(t, "to"), genID.Draw(t, "from"), EdgeTypeHash(genHash.Draw(t, "edgeType"))
 		v, x := genTime.Draw(t, "valid"), genTime.Draw(t, "tx")
-		return AdjacencyInKey(s, to, et, v, x, from), AdjacencyParts{
+		k.SetAdjacencyIn(s, to, et, v, x, from)
+		return AdjacencyParts{
 			Family: AdjacencyIn, Scope: keyScopeOf(s), Anchor: to, EdgeType: et, ValidStart: v, TxStart: x, Neighbor: from,
 		}
 	}},
-	{"ValidTimeIndexKey", ValidTimeIndex, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"ValidTimeIndexKey", ValidTimeIndex, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		v, x, id, kind := genTime.Draw(t, "valid"), genTime.Draw(t, "tx"), genID.Draw(t, "id"), genIndexKind.Draw(t, "kind")
-		return ValidTimeIndexKey(s, v, x, id, kind), TemporalIndexParts{
+		k.SetValidTimeIndex(s, v, x, id, kind)
+		return TemporalIndexParts{
 			Family: ValidTimeIndex, Scope: keyScopeOf(s), ValidStart: v, TxStart: x, ID: id, Kind: kind,
 		}
 	}},
-	{"TxTimeIndexKey", TxTimeIndex, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"TxTimeIndexKey", TxTimeIndex, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		x, v, id, kind := genTime.Draw(t, "tx"), genTime.Draw(t, "valid"), genID.Draw(t, "id"), genIndexKind.Draw(t, "kind")
-		return TxTimeIndexKey(s, x, v, id, kind), TemporalIndexParts{
+		k.SetTxTimeIndex(s, x, v, id, kind)
+		return TemporalIndexParts{
 			Family: TxTimeIndex, Scope: keyScopeOf(s), ValidStart: v, TxStart: x, ID: id, Kind: kind,
 		}
 	}},
-	{"VectorKey", Vectors, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"VectorKey", Vectors, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		node, model := genID.Draw(t, "node"), ModelID(genHash.Draw(t, "model"))
 		v, x := genTime.Draw(t, "valid"), genTime.Draw(t, "tx")
-		return VectorKey(s, node, model, v, x), VectorParts{Family: Vectors, Scope: keyScopeOf(s), Node: node, Model: model, ValidStart: v, TxStart: x}
+		k.SetVector(s, node, model, v, x)
+		return VectorParts{Family: Vectors, Scope: keyScopeOf(s), Node: node, Model: model, ValidStart: v, TxStart: x}
 	}},
-	{"SchemaKey", Schema, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"SchemaKey", Schema, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		label, x := genHash.Draw(t, "label"), genTime.Draw(t, "tx")
-		return SchemaKey(s, LabelHash(label), x), SchemaParts{Family: Schema, Scope: keyScopeOf(s), Hash: label, TxStart: x}
+		k.SetSchema(s, LabelHash(label), x)
+		return SchemaParts{Family: Schema, Scope: keyScopeOf(s), Hash: label, TxStart: x}
 	}},
-	{"EdgeTypeKey", Schema, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"EdgeTypeKey", Schema, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		h, x := EdgeTypeHash(genHash.Draw(t, "edgeType")), genTime.Draw(t, "tx")
-		return EdgeTypeKey(s, h, x), SchemaParts{Family: Schema, Scope: keyScopeOf(s), Hash: uint64(refEdgeTypeLabel(h)), TxStart: x}
+		k.SetEdgeType(s, h, x)
+		return SchemaParts{Family: Schema, Scope: keyScopeOf(s), Hash: uint64(refEdgeTypeLabel(h)), TxStart: x}
 	}},
-	{"SystemScope.VectorModelKey", Schema, true, func(t *rapid.T, _ TenantScope) (Key, DecodedKey) {
+	{"SystemScope.VectorModelKey", Schema, true, func(t *rapid.T, _ TenantScope, k *Key) DecodedKey {
 		model, x := genHash.Draw(t, "model"), genTime.Draw(t, "tx")
-		return SystemScope{}.VectorModelKey(ModelID(model), x), SchemaParts{Family: Schema, Hash: model, TxStart: x}
+		k.SetVectorModel(SystemScope{}, ModelID(model), x)
+		return SchemaParts{Family: Schema, Hash: model, TxStart: x}
 	}},
-	{"SourceKey", Sources, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"SourceKey", Sources, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		id, x := genID.Draw(t, "source"), genTime.Draw(t, "tx")
 		if x == MaxTimestamp { // the reserved slot: SourceKey refuses it
 			x--
 		}
-		return SourceKey(s, id, x), SourceParts{Family: Sources, Scope: keyScopeOf(s), Source: id, TxStart: x}
+		k.SetSource(s, id, x)
+		return SourceParts{Family: Sources, Scope: keyScopeOf(s), Source: id, TxStart: x}
 	}},
-	{"RedactionRecordKey", Sources, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"RedactionRecordKey", Sources, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		blob := genID.Draw(t, "blob")
-		return RedactionRecordKey(s, blob), SourceParts{Family: Sources, Scope: keyScopeOf(s), Source: blob, Redaction: true}
+		k.SetRedactionRecord(s, blob)
+		return SourceParts{Family: Sources, Scope: keyScopeOf(s), Source: blob, Redaction: true}
 	}},
-	{"BlocklistKey", Sources, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"BlocklistKey", Sources, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		digest := rapid.SliceOfN(rapid.Byte(), 0, 100).Draw(t, "digest")
-		return BlocklistKey(s, digest), SourceParts{Family: Sources, Scope: keyScopeOf(s), Source: refBlocklistID(digest), Redaction: true}
+		k.SetBlocklist(s, digest)
+		return SourceParts{Family: Sources, Scope: keyScopeOf(s), Source: refBlocklistID(digest), Redaction: true}
 	}},
-	{"SpanKey", Spans, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"SpanKey", Spans, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		id, start, end := genID.Draw(t, "source"), genHash.Draw(t, "start"), genHash.Draw(t, "end")
-		return SpanKey(s, id, start, end), SpanParts{Family: Spans, Scope: keyScopeOf(s), Source: id, Start: start, End: end}
+		k.SetSpan(s, id, start, end)
+		return SpanParts{Family: Spans, Scope: keyScopeOf(s), Source: id, Start: start, End: end}
 	}},
-	{"TraceKey", Traces, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"TraceKey", Traces, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		id := genID.Draw(t, "query")
-		return TraceKey(s, id), TraceParts{Family: Traces, Scope: keyScopeOf(s), Query: id}
+		k.SetTrace(s, id)
+		return TraceParts{Family: Traces, Scope: keyScopeOf(s), Query: id}
 	}},
-	{"JobKey", Jobs, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"JobKey", Jobs, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		p := drawJob(t)
 		p.Scope = keyScopeOf(s)
-		return JobKey(s, p.State, p.Priority, p.Created, p.ID), p
+		k.SetJob(s, p.State, p.Priority, p.Created, p.ID)
+		return p
 	}},
-	{"SystemScope.JobKey", Jobs, true, func(t *rapid.T, _ TenantScope) (Key, DecodedKey) {
+	{"SystemScope.JobKey", Jobs, true, func(t *rapid.T, _ TenantScope, k *Key) DecodedKey {
 		p := drawJob(t)
-		return SystemScope{}.JobKey(p.State, p.Priority, p.Created, p.ID), p
+		k.SetSystemJob(SystemScope{}, p.State, p.Priority, p.Created, p.ID)
+		return p
 	}},
-	{"BitmapAllocKey", BitmapIndex, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"BitmapAllocKey", BitmapIndex, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		label := LabelHash(genHash.Draw(t, "label"))
-		return BitmapAllocKey(s, label), BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapAlloc}
+		k.SetBitmapAlloc(s, label)
+		return BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapAlloc}
 	}},
-	{"BitmapIDMapKey", BitmapIndex, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"BitmapIDMapKey", BitmapIndex, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		label, row := LabelHash(genHash.Draw(t, "label")), rapid.Uint32().Draw(t, "row")
-		return BitmapIDMapKey(s, label, row), BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapIDMap, Row: row}
+		k.SetBitmapIDMap(s, label, row)
+		return BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapIDMap, Row: row}
 	}},
-	{"BitmapRevMapKey", BitmapIndex, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"BitmapRevMapKey", BitmapIndex, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		label, id := LabelHash(genHash.Draw(t, "label")), genID.Draw(t, "id")
-		return BitmapRevMapKey(s, label, id), BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapRevMap, ID: id}
+		k.SetBitmapRevMap(s, label, id)
+		return BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapRevMap, ID: id}
 	}},
-	{"BitmapPostingKey", BitmapIndex, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"BitmapPostingKey", BitmapIndex, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		label, prop, bucket := LabelHash(genHash.Draw(t, "label")), PropertyHash(genHash.Draw(t, "property")), BucketHash(genHash.Draw(t, "bucket"))
-		return BitmapPostingKey(s, label, prop, bucket), BitmapParts{
+		k.SetBitmapPosting(s, label, prop, bucket)
+		return BitmapParts{
 			Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapPosting, Property: prop, Bucket: bucket,
 		}
 	}},
-	{"BitmapPropCounterKey", BitmapIndex, false, func(t *rapid.T, s TenantScope) (Key, DecodedKey) {
+	{"BitmapPropCounterKey", BitmapIndex, false, func(t *rapid.T, s TenantScope, k *Key) DecodedKey {
 		label, prop := LabelHash(genHash.Draw(t, "label")), PropertyHash(genHash.Draw(t, "property"))
-		return BitmapPropCounterKey(s, label, prop), BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapPropCounter, Property: prop}
+		k.SetBitmapPropCounter(s, label, prop)
+		return BitmapParts{Family: BitmapIndex, Scope: keyScopeOf(s), Label: label, Kind: BitmapPropCounter, Property: prop}
 	}},
 }
 
