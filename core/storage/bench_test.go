@@ -29,8 +29,6 @@ var (
 // eight of them, read from memory, so the compiler cannot fold them.
 type benchInput struct {
 	s      TenantScope
-	tid    uuid.UUID // s.Tenant(), for the baselines
-	oid    uuid.UUID // s.Organization(), for the baselines
 	a, b   uuid.UUID
 	v, x   Timestamp
 	h1, h2 uint64
@@ -50,130 +48,127 @@ var benchInputs = func() (in [8]benchInput) {
 			h1: uint64(fxEdgeType) * n, h2: uint64(fxProperty) + n, h3: uint64(fxBucket) - n,
 			row: fxRow + uint32(i), state: JobQueued + JobState(i%5), prio: uint8(i), kind: IndexKind(i % 2),
 		}
-		in[i].tid, in[i].oid = in[i].s.Tenant(), in[i].s.Organization()
 		in[i].a[15], in[i].b[0] = byte(i), byte(i)
 	}
 	return in
 }()
 
-// Hand-written baselines: the same bytes as the codec, by fixed offsets.
-
-func baseScope(dst []byte, x *benchInput) {
-	copy(dst[0:16], x.tid[:])
-	copy(dst[16:32], x.oid[:])
-}
+// Hand-written baselines: the same bytes as the codec, by fixed offsets with
+// encoding/binary, into a preallocated []byte. Each takes exactly the
+// arguments of its setter, by value, so that both sides pay the same to
+// receive their inputs and the comparison is of the encoding alone.
 
 func baseInv(t Timestamp) uint64 { return ^(uint64(t) ^ 1<<63) }
 
-func baseVersion(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	copy(dst[32:48], x.a[:])
-	binary.BigEndian.PutUint64(dst[48:56], baseInv(x.v))
-	binary.BigEndian.PutUint64(dst[56:64], baseInv(x.x))
+func baseVersion(dst []byte, s TenantScope, id uuid.UUID, valid, tx Timestamp) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	copy(dst[32:48], id[:])
+	binary.BigEndian.PutUint64(dst[48:56], baseInv(valid))
+	binary.BigEndian.PutUint64(dst[56:64], baseInv(tx))
 }
 
-func baseAdjacency(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	copy(dst[32:48], x.a[:])
-	binary.BigEndian.PutUint64(dst[48:56], x.h1)
-	binary.BigEndian.PutUint64(dst[56:64], baseInv(x.v))
-	binary.BigEndian.PutUint64(dst[64:72], baseInv(x.x))
-	copy(dst[72:88], x.b[:])
+func baseAdjacency(dst []byte, s TenantScope, anchor uuid.UUID, edgeType EdgeTypeHash, valid, tx Timestamp, neighbor uuid.UUID) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	copy(dst[32:48], anchor[:])
+	binary.BigEndian.PutUint64(dst[48:56], uint64(edgeType))
+	binary.BigEndian.PutUint64(dst[56:64], baseInv(valid))
+	binary.BigEndian.PutUint64(dst[64:72], baseInv(tx))
+	copy(dst[72:88], neighbor[:])
 }
 
-func baseTemporalIndex(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	binary.BigEndian.PutUint64(dst[32:40], baseInv(x.v))
-	binary.BigEndian.PutUint64(dst[40:48], baseInv(x.x))
-	copy(dst[48:64], x.a[:])
-	dst[64] = byte(x.kind)
+func baseTemporalIndex(dst []byte, s TenantScope, first, second Timestamp, id uuid.UUID, kind IndexKind) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	binary.BigEndian.PutUint64(dst[32:40], baseInv(first))
+	binary.BigEndian.PutUint64(dst[40:48], baseInv(second))
+	copy(dst[48:64], id[:])
+	dst[64] = byte(kind)
 }
 
-func baseVector(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	copy(dst[32:48], x.a[:])
-	binary.BigEndian.PutUint64(dst[48:56], x.h1)
-	binary.BigEndian.PutUint64(dst[56:64], baseInv(x.v))
-	binary.BigEndian.PutUint64(dst[64:72], baseInv(x.x))
+func baseVector(dst []byte, s TenantScope, node uuid.UUID, model ModelID, valid, tx Timestamp) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	copy(dst[32:48], node[:])
+	binary.BigEndian.PutUint64(dst[48:56], uint64(model))
+	binary.BigEndian.PutUint64(dst[56:64], baseInv(valid))
+	binary.BigEndian.PutUint64(dst[64:72], baseInv(tx))
 }
 
-func baseSchema(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	binary.BigEndian.PutUint64(dst[32:40], x.h1)
-	binary.BigEndian.PutUint64(dst[40:48], baseInv(x.x))
+func baseSchema(dst []byte, s TenantScope, label LabelHash, tx Timestamp) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	binary.BigEndian.PutUint64(dst[32:40], uint64(label))
+	binary.BigEndian.PutUint64(dst[40:48], baseInv(tx))
 }
 
-func baseModel(dst []byte, x *benchInput) {
+func baseModel(dst []byte, model ModelID, tx Timestamp) {
 	clear(dst[0:32])
-	binary.BigEndian.PutUint64(dst[32:40], x.h1)
-	binary.BigEndian.PutUint64(dst[40:48], baseInv(x.x))
+	binary.BigEndian.PutUint64(dst[32:40], uint64(model))
+	binary.BigEndian.PutUint64(dst[40:48], baseInv(tx))
 }
 
-func baseSource(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	copy(dst[32:48], x.a[:])
-	binary.BigEndian.PutUint64(dst[48:56], baseInv(x.x))
+func baseSource(dst []byte, s TenantScope, id uuid.UUID, tx Timestamp) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	copy(dst[32:48], id[:])
+	binary.BigEndian.PutUint64(dst[48:56], baseInv(tx))
 }
 
-func baseRedaction(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	copy(dst[32:48], x.a[:])
+func baseRedaction(dst []byte, s TenantScope, blob uuid.UUID) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	copy(dst[32:48], blob[:])
 	binary.BigEndian.PutUint64(dst[48:56], 0)
 }
 
-func baseSpan(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	copy(dst[32:48], x.a[:])
-	binary.BigEndian.PutUint64(dst[48:56], x.h1)
-	binary.BigEndian.PutUint64(dst[56:64], x.h2)
+func baseSpan(dst []byte, s TenantScope, id uuid.UUID, start, end uint64) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	copy(dst[32:48], id[:])
+	binary.BigEndian.PutUint64(dst[48:56], start)
+	binary.BigEndian.PutUint64(dst[56:64], end)
 }
 
-func baseTrace(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	copy(dst[32:48], x.a[:])
+func baseTrace(dst []byte, s TenantScope, query uuid.UUID) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	copy(dst[32:48], query[:])
 }
 
-func baseJob(dst []byte, x *benchInput) {
-	baseScope(dst, x)
-	baseJobTail(dst, x)
+func baseJob(dst []byte, s TenantScope, state JobState, priority uint8, created Timestamp, id uuid.UUID) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	baseJobTail(dst, state, priority, created, id)
 }
 
-func baseSystemJob(dst []byte, x *benchInput) {
+func baseSystemJob(dst []byte, state JobState, priority uint8, created Timestamp, id uuid.UUID) {
 	clear(dst[0:32])
-	baseJobTail(dst, x)
+	baseJobTail(dst, state, priority, created, id)
 }
 
-func baseJobTail(dst []byte, x *benchInput) {
-	dst[32], dst[33] = byte(x.state), x.prio
-	binary.BigEndian.PutUint64(dst[34:42], uint64(x.v)^1<<63)
-	copy(dst[42:58], x.a[:])
+func baseJobTail(dst []byte, state JobState, priority uint8, created Timestamp, id uuid.UUID) {
+	dst[32], dst[33] = byte(state), priority
+	binary.BigEndian.PutUint64(dst[34:42], uint64(created)^1<<63)
+	copy(dst[42:58], id[:])
 }
 
-func baseBitmap(dst []byte, x *benchInput, kind BitmapKind) {
-	baseScope(dst, x)
-	binary.BigEndian.PutUint64(dst[32:40], x.h1)
+func baseBitmap(dst []byte, s TenantScope, label LabelHash, kind BitmapKind) {
+	*(*[32]byte)(dst[0:32]) = s.p
+	binary.BigEndian.PutUint64(dst[32:40], uint64(label))
 	dst[40] = byte(kind)
 }
 
-func baseBitmapIDMap(dst []byte, x *benchInput) {
-	baseBitmap(dst, x, BitmapIDMap)
-	binary.BigEndian.PutUint32(dst[41:45], x.row)
+func baseBitmapIDMap(dst []byte, s TenantScope, label LabelHash, row uint32) {
+	baseBitmap(dst, s, label, BitmapIDMap)
+	binary.BigEndian.PutUint32(dst[41:45], row)
 }
 
-func baseBitmapRevMap(dst []byte, x *benchInput) {
-	baseBitmap(dst, x, BitmapRevMap)
-	copy(dst[41:57], x.a[:])
+func baseBitmapRevMap(dst []byte, s TenantScope, label LabelHash, id uuid.UUID) {
+	baseBitmap(dst, s, label, BitmapRevMap)
+	copy(dst[41:57], id[:])
 }
 
-func baseBitmapPosting(dst []byte, x *benchInput) {
-	baseBitmap(dst, x, BitmapPosting)
-	binary.BigEndian.PutUint64(dst[41:49], x.h2)
-	binary.BigEndian.PutUint64(dst[49:57], x.h3)
+func baseBitmapPosting(dst []byte, s TenantScope, label LabelHash, property PropertyHash, bucket BucketHash) {
+	baseBitmap(dst, s, label, BitmapPosting)
+	binary.BigEndian.PutUint64(dst[41:49], uint64(property))
+	binary.BigEndian.PutUint64(dst[49:57], uint64(bucket))
 }
 
-func baseBitmapPropCounter(dst []byte, x *benchInput) {
-	baseBitmap(dst, x, BitmapPropCounter)
-	binary.BigEndian.PutUint64(dst[41:49], x.h2)
+func baseBitmapPropCounter(dst []byte, s TenantScope, label LabelHash, property PropertyHash) {
+	baseBitmap(dst, s, label, BitmapPropCounter)
+	binary.BigEndian.PutUint64(dst[41:49], uint64(property))
 }
 
 // benchPair runs the codec and the baseline loops of one key shape, after
@@ -200,7 +195,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseVersion(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseVersion(sinkBuf, x.s, x.a, x.v, x.x)
 			}
 		})
 	benchPair(b, "shape=EdgeVersionKey",
@@ -212,7 +208,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseVersion(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseVersion(sinkBuf, x.s, x.a, x.v, x.x)
 			}
 		})
 	benchPair(b, "shape=AdjacencyOutKey",
@@ -224,7 +221,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseAdjacency(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseAdjacency(sinkBuf, x.s, x.a, EdgeTypeHash(x.h1), x.v, x.x, x.b)
 			}
 		})
 	benchPair(b, "shape=AdjacencyInKey",
@@ -236,7 +234,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseAdjacency(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseAdjacency(sinkBuf, x.s, x.a, EdgeTypeHash(x.h1), x.v, x.x, x.b)
 			}
 		})
 	benchPair(b, "shape=ValidTimeIndexKey",
@@ -248,7 +247,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseTemporalIndex(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseTemporalIndex(sinkBuf, x.s, x.v, x.x, x.a, x.kind)
 			}
 		})
 	benchPair(b, "shape=TxTimeIndexKey",
@@ -260,7 +260,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseTemporalIndex(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseTemporalIndex(sinkBuf, x.s, x.v, x.x, x.a, x.kind)
 			}
 		})
 	benchPair(b, "shape=VectorKey",
@@ -272,7 +273,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseVector(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseVector(sinkBuf, x.s, x.a, ModelID(x.h1), x.v, x.x)
 			}
 		})
 	benchPair(b, "shape=SchemaKey",
@@ -284,7 +286,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseSchema(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseSchema(sinkBuf, x.s, LabelHash(x.h1), x.x)
 			}
 		})
 	benchPair(b, "shape=VectorModelKey",
@@ -296,7 +299,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseModel(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseModel(sinkBuf, ModelID(x.h1), x.x)
 			}
 		})
 	benchPair(b, "shape=SourceKey",
@@ -308,7 +312,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseSource(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseSource(sinkBuf, x.s, x.a, x.x)
 			}
 		})
 	benchPair(b, "shape=RedactionRecordKey",
@@ -320,7 +325,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseRedaction(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseRedaction(sinkBuf, x.s, x.a)
 			}
 		})
 	benchPair(b, "shape=SpanKey",
@@ -332,7 +338,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseSpan(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseSpan(sinkBuf, x.s, x.a, x.h1, x.h2)
 			}
 		})
 	benchPair(b, "shape=TraceKey",
@@ -344,7 +351,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseTrace(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseTrace(sinkBuf, x.s, x.a)
 			}
 		})
 	benchPair(b, "shape=JobKey",
@@ -356,7 +364,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseJob(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseJob(sinkBuf, x.s, x.state, x.prio, x.v, x.a)
 			}
 		})
 	benchPair(b, "shape=SystemJobKey",
@@ -368,7 +377,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseSystemJob(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseSystemJob(sinkBuf, x.state, x.prio, x.v, x.a)
 			}
 		})
 	benchPair(b, "shape=BitmapAllocKey",
@@ -380,7 +390,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseBitmap(sinkBuf, &in[i&7], BitmapAlloc)
+				x := &in[i&7]
+				baseBitmap(sinkBuf, x.s, LabelHash(x.h1), BitmapAlloc)
 			}
 		})
 	benchPair(b, "shape=BitmapIDMapKey",
@@ -392,7 +403,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseBitmapIDMap(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseBitmapIDMap(sinkBuf, x.s, LabelHash(x.h1), x.row)
 			}
 		})
 	benchPair(b, "shape=BitmapRevMapKey",
@@ -404,7 +416,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseBitmapRevMap(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseBitmapRevMap(sinkBuf, x.s, LabelHash(x.h1), x.a)
 			}
 		})
 	benchPair(b, "shape=BitmapPostingKey",
@@ -416,7 +429,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseBitmapPosting(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseBitmapPosting(sinkBuf, x.s, LabelHash(x.h1), PropertyHash(x.h2), BucketHash(x.h3))
 			}
 		})
 	benchPair(b, "shape=BitmapPropCounterKey",
@@ -428,7 +442,8 @@ func BenchmarkEncode(b *testing.B) {
 		},
 		func(n int) {
 			for i := range n {
-				baseBitmapPropCounter(sinkBuf, &in[i&7])
+				x := &in[i&7]
+				baseBitmapPropCounter(sinkBuf, x.s, LabelHash(x.h1), PropertyHash(x.h2))
 			}
 		})
 }

@@ -80,10 +80,9 @@ func (k *Key) View() []byte {
 
 // shrink prepares k for a key of length n: it clears what a longer key left
 // past n, so that bytes past the length stay zero. A Key reused for keys of
-// one shape skips the clearing. The system bit makes any system key count as
-// longer, which clears a little more than needed, never less.
+// one shape skips the clearing.
 func (k *Key) shrink(n uint8) {
-	if k.n > n {
+	if k.n&^systemBit > n {
 		clear(k.b[n:])
 	}
 }

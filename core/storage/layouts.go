@@ -70,7 +70,11 @@ var jobStateNames = [...]string{
 }
 
 // Valid reports whether s is a known state.
-func (s JobState) Valid() bool { return s >= JobQueued && s <= JobDead }
+func (s JobState) Valid() bool {
+	// One unsigned comparison, since s-JobQueued wraps for s < JobQueued:
+	// cheap enough for the job key setters to stay inlinable.
+	return s-JobQueued <= JobDead-JobQueued
+}
 
 // String returns the state's name.
 func (s JobState) String() string {
