@@ -84,7 +84,7 @@ fuzz: deps
 	  for pkg in $$(cd $$m && $(GO) list ./...); do \
 	    for target in $$(cd $$m && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	      echo "== $$pkg $$target"; \
-	      (cd $$m && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg); \
+	      (cd $$m && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \
 	    done; \
 	  done; \
 	done

@@ -35,10 +35,12 @@ const systemBit = 0x80
 // Family returns the key's column family.
 func (k Key) Family() ColumnFamily { return k.family }
 
-// Valid reports whether k was built by a constructor from a real scope: it
-// has a length, and a tenant id unless it is a system key.
+// Valid reports whether k was built by a constructor from a real scope and
+// valid arguments: it has a family, and a tenant id unless it is a system
+// key. A setter that refuses its arguments clears the family and keeps the
+// length, so that the next setter still clears what lies past its own.
 func (k Key) Valid() bool {
-	return k.n != 0 && (k.n&systemBit != 0 || uuid.UUID(k.b[0:16]) != uuid.Nil)
+	return k.family != 0 && (k.n&systemBit != 0 || uuid.UUID(k.b[0:16]) != uuid.Nil)
 }
 
 // Len returns the key's length in bytes, 0 for an invalid key.

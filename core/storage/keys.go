@@ -176,7 +176,7 @@ func SourceKey(s TenantScope, source uuid.UUID, txStart Timestamp) (k Key) {
 func (k *Key) SetSource(s TenantScope, source uuid.UUID, txStart Timestamp) {
 	k.setSource(&s, &source, inverted(txStart))
 	if txStart == MaxTimestamp {
-		k.n = 0
+		k.family = 0
 	}
 }
 
@@ -241,7 +241,7 @@ func (k *Key) SetJob(s TenantScope, state JobState, priority uint8, created Time
 func (k *Key) setJobTail(n uint8, state JobState, priority uint8, created Timestamp, id *uuid.UUID) {
 	k.family, k.n = Jobs, n
 	if !state.Valid() {
-		k.n = 0
+		k.family = 0
 	}
 	k.b[32], k.b[33] = uint8(state), priority
 	binary.BigEndian.PutUint64(k.b[34:], ordered(created))

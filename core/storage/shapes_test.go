@@ -25,15 +25,18 @@ func (sh keyShape) draw(t *rapid.T, s TenantScope) (Key, DecodedKey) {
 }
 
 // genUsedKey draws what a reused Key may hold: nothing, a longest tenant
-// key, or a system key.
+// key, a system key, or a key a setter refused (an unknown job state).
 var genUsedKey = rapid.Custom(func(t *rapid.T) (k Key) {
-	switch rapid.IntRange(0, 2).Draw(t, "usedKind") {
+	switch rapid.IntRange(0, 3).Draw(t, "usedKind") {
 	case 1:
 		k.SetAdjacencyOut(genScope.Draw(t, "usedScope"), genID.Draw(t, "usedFrom"), EdgeTypeHash(genHash.Draw(t, "usedEdgeType")),
 			genTime.Draw(t, "usedValid"), genTime.Draw(t, "usedTx"), genID.Draw(t, "usedTo"))
 	case 2:
 		p := drawJob(t)
 		k.SetSystemJob(SystemScope{}, p.State, p.Priority, p.Created, p.ID)
+	case 3:
+		p := drawJob(t)
+		k.SetJob(genScope.Draw(t, "usedScope"), JobDead+1, p.Priority, p.Created, p.ID)
 	}
 	return k
 })
