@@ -241,7 +241,7 @@ func TestInvalidInputs(t *testing.T) {
 	}
 	for name, k := range keys {
 		if k.Valid() {
-			t.Errorf("%s = %x, want the invalid Key", name, k.Bytes())
+			t.Errorf("%s = %x, want an invalid Key", name, k.Bytes())
 		}
 	}
 	ranges := map[string]ScanRange{
