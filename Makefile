@@ -12,7 +12,7 @@ TELHAVET := $(BIN)/telhavet
 GOLANGCI_LINT := $(BIN)/golangci-lint
 # How long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 30s
-# Checks per rapid property in `make test`: 65 properties x 17,000 is at
+# Checks per rapid property in `make test`: 66 properties x 17,000 is at
 # least 1,000,000 generated cases (the suite prints the total).
 RAPID_CHECKS ?= 17000
 # Benchmark repetitions, for benchstat.

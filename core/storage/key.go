@@ -20,7 +20,7 @@ const MaxKeyLen = 88
 //
 //telha:opaque use the typed constructors of telha.dev/core/storage, e.g. storage.NodeVersionKey
 type Key struct {
-	_      [0]uint64 // aligns b: stores that straddle cache lines slow the setters
+	_      [0]uint64 // aligns b, so that 8-byte fields at 8-aligned offsets never straddle a cache line
 	b      [MaxKeyLen]byte
 	family ColumnFamily
 	n      uint8 // the length, with systemBit set for a key of the system scope
@@ -32,7 +32,9 @@ type Key struct {
 // they copy the scope without looking at it and Valid makes the check.
 const systemBit = 0x80
 
-// Family returns the key's column family.
+// Family returns the key's column family. Check Valid first: an invalid
+// key's family means nothing (a key refused for its arguments reports 0, a
+// key from the zero scope the family it was built for).
 func (k Key) Family() ColumnFamily { return k.family }
 
 // Valid reports whether k was built by a constructor from a real scope and

@@ -10,12 +10,17 @@ import (
 // The setter (Key.SetNodeVersion) writes a key into an existing Key; it is
 // the form for loops that build many keys, and it runs at the speed of a
 // hand-written encoding/binary function (BENCHMARKS.md). The function form
-// (NodeVersionKey) returns a new Key, which costs zeroing and copying an
-// 88-byte value. Both give an invalid Key for the zero TenantScope.
+// (NodeVersionKey) returns a new Key, which costs zeroing and copying a
+// 96-byte value. Both give an invalid Key for the zero TenantScope.
 //
 // The setters write fixed offsets, with no branch on the scope, so that
 // each one inlines into its caller: a call would cost as much as the
 // encoding. TestIntendedInlining keeps them within the inliner's budget.
+// Every setter follows the same rules: call shrink with its length first
+// (unless the key is MaxKeyLen long), write family and length (with
+// systemBit only under SystemScope), and, when it refuses an argument, still
+// write everything and then clear the family, so that Valid is false and the
+// next setter into the same Key still sees the length it must clear.
 
 // NodeVersionKey is [scope 32][logical id 16][inv valid start 8][inv tx start 8]:
 // one version of a node, latest valid time first, then latest tx time first.
@@ -70,6 +75,10 @@ func AdjacencyInKey(s TenantScope, to uuid.UUID, edgeType EdgeTypeHash, validSta
 func (k *Key) SetAdjacencyIn(s TenantScope, to uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, from uuid.UUID) {
 	k.setAdjacency(AdjacencyIn, &s, &to, edgeType, validStart, txStart, &from)
 }
+
+// The adjacency keys are the longest, so setAdjacency has no tail to clear;
+// this fails to compile if a longer layout is ever added.
+var _ [AdjacencyKeyLen - MaxKeyLen]struct{}
 
 func (k *Key) setAdjacency(cf ColumnFamily, s *TenantScope, anchor *uuid.UUID, edgeType EdgeTypeHash, validStart, txStart Timestamp, neighbor *uuid.UUID) {
 	k.family, k.n = cf, AdjacencyKeyLen

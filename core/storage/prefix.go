@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/google/uuid"
@@ -53,12 +54,23 @@ func (e encoder) u64(v uint64) encoder {
 // inv writes a timestamp inverted (latest first).
 func (e encoder) inv(t Timestamp) encoder { return e.u64(inverted(t)) }
 
-// bytes returns what has been written so far.
-func (e encoder) bytes() []byte { return e.k.b[:e.n] }
+// bytes returns what has been written so far, or nil if the prefix was
+// started in the zero scope: its bytes never leave the encoder.
+func (e encoder) bytes() []byte {
+	if !e.valid {
+		return nil
+	}
+	return e.k.b[:e.n]
+}
 
 // prefixRange is [p, successor(p)) for the bytes p written so far: every
 // key that starts with p. It allocates once: both bounds share a buffer.
+// For a prefix started in the zero scope it is the invalid range, so that a
+// constructor that forgets to check the scope still fails closed.
 func (e encoder) prefixRange() ScanRange {
+	if !e.valid {
+		return ScanRange{}
+	}
 	p := e.bytes()
 	buf := make([]byte, len(p), 2*len(p))
 	copy(buf, p)
@@ -71,8 +83,11 @@ func (e encoder) prefixRange() ScanRange {
 }
 
 // fromRange is [p, successor(scope)): every key of the scope from the bytes
-// p written so far on.
+// p written so far on; the invalid range for the zero scope.
 func (e encoder) fromRange() ScanRange {
+	if !e.valid {
+		return ScanRange{}
+	}
 	p := e.bytes()
 	buf := make([]byte, len(p), len(p)+ScopeLen)
 	copy(buf, p)
@@ -82,4 +97,25 @@ func (e encoder) fromRange() ScanRange {
 		upper = nil
 	}
 	return ScanRange{family: e.k.family, lower: lower, upper: upper}
+}
+
+// between is [lo, successor(hi)): from lo's bytes through every key starting
+// with hi's. Both must start with the same scope; ErrInvalidRange if either
+// was started in the zero scope.
+func between(lo, hi encoder) (ScanRange, error) {
+	if !lo.valid || !hi.valid {
+		return ScanRange{}, ErrInvalidRange
+	}
+	l, h := lo.bytes(), hi.bytes()
+	buf := make([]byte, len(l), len(l)+len(h))
+	copy(buf, l)
+	lower := buf[:len(l):len(l)]
+	upper, ok := successor(buf[len(l):len(l)], h)
+	if !ok {
+		upper = nil
+	}
+	if upper != nil && bytes.Compare(lower, upper) >= 0 {
+		return ScanRange{}, ErrEmptyRange
+	}
+	return ScanRange{family: lo.k.family, lower: lower, upper: upper}, nil
 }

@@ -106,19 +106,3 @@ func successor(dst, b []byte) (out []byte, ok bool) {
 	}
 	return dst, false
 }
-
-// between is [lo, successor(hi)): from lo through every key starting with hi.
-// Both must start with the same scope.
-func between(cf ColumnFamily, lo, hi []byte) (ScanRange, error) {
-	buf := make([]byte, len(lo), len(lo)+len(hi))
-	copy(buf, lo)
-	lower := buf[:len(lo):len(lo)]
-	upper, ok := successor(buf[len(lo):len(lo)], hi)
-	if !ok {
-		upper = nil
-	}
-	if upper != nil && bytes.Compare(lower, upper) >= 0 {
-		return ScanRange{}, ErrEmptyRange
-	}
-	return ScanRange{family: cf, lower: lower, upper: upper}, nil
-}

@@ -342,6 +342,27 @@ func TestPropZeroScopeRanges(t *testing.T) {
 	})
 }
 
+// The prefix encoder fails closed on its own: a prefix started in the zero
+// scope yields no bytes and only invalid ranges, whatever components follow,
+// so a range constructor that forgot its scope check could not reach the
+// all-zero prefix of the system scope.
+func TestPropPrefixFailsClosed(t *testing.T) {
+	checkProp(t, func(t *rapid.T) {
+		var k, k2 Key
+		cf := rapid.SampledFrom(Families()).Draw(t, "family")
+		e := startPrefix(&k, cf, TenantScope{}).id(genID.Draw(t, "id")).u64(genHash.Draw(t, "hash")).inv(genTime.Draw(t, "t"))
+		valid := startPrefix(&k2, cf, genScope.Draw(t, "scope"))
+		if e.bytes() != nil || e.prefixRange().Valid() || e.fromRange().Valid() {
+			t.Fatalf("a zero-scope prefix gives bytes %x or a valid range", e.bytes())
+		}
+		for _, pair := range [][2]encoder{{e, valid}, {valid, e}, {e, e}} {
+			if r, err := between(pair[0], pair[1]); r.Valid() || !errors.Is(err, ErrInvalidRange) {
+				t.Fatalf("between with a zero-scope end = %v, %v; want ErrInvalidRange", r, err)
+			}
+		}
+	})
+}
+
 // Invariant 5: successor is the shortest string above every extension of
 // its input; a suffix of 0xff after a scope carries into the scope and gives
 // exactly the scope's own upper bound, never the next tenant's keys; the

@@ -87,7 +87,7 @@ func TxTimeBetween(s TenantScope, from, to Timestamp) (ScanRange, error) {
 	var lk, hk Key
 	lo := startPrefix(&lk, TxTimeIndex, s).inv(to)
 	hi := startPrefix(&hk, TxTimeIndex, s).inv(from)
-	return between(TxTimeIndex, lo.bytes(), hi.bytes())
+	return between(lo, hi)
 }
 
 // VectorHistory is every version of one node's embedding under one model.

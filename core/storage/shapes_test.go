@@ -25,9 +25,10 @@ func (sh keyShape) draw(t *rapid.T, s TenantScope) (Key, DecodedKey) {
 }
 
 // genUsedKey draws what a reused Key may hold: nothing, a longest tenant
-// key, a system key, or a key a setter refused (an unknown job state).
+// key, a system key, a key a setter refused (an unknown job state, the
+// reserved source slot), or a key from the zero scope.
 var genUsedKey = rapid.Custom(func(t *rapid.T) (k Key) {
-	switch rapid.IntRange(0, 3).Draw(t, "usedKind") {
+	switch rapid.IntRange(0, 5).Draw(t, "usedKind") {
 	case 1:
 		k.SetAdjacencyOut(genScope.Draw(t, "usedScope"), genID.Draw(t, "usedFrom"), EdgeTypeHash(genHash.Draw(t, "usedEdgeType")),
 			genTime.Draw(t, "usedValid"), genTime.Draw(t, "usedTx"), genID.Draw(t, "usedTo"))
@@ -37,6 +38,11 @@ var genUsedKey = rapid.Custom(func(t *rapid.T) (k Key) {
 	case 3:
 		p := drawJob(t)
 		k.SetJob(genScope.Draw(t, "usedScope"), JobDead+1, p.Priority, p.Created, p.ID)
+	case 4:
+		k.SetSource(genScope.Draw(t, "usedScope"), genID.Draw(t, "usedSource"), MaxTimestamp)
+	case 5:
+		k.SetAdjacencyIn(TenantScope{}, genID.Draw(t, "usedTo"), EdgeTypeHash(genHash.Draw(t, "usedEdgeType")),
+			genTime.Draw(t, "usedValid"), genTime.Draw(t, "usedTx"), genID.Draw(t, "usedFrom"))
 	}
 	return k
 })

@@ -51,6 +51,12 @@ func testBatchAtomicity(t *testing.T, h Harness) {
 		{"Put zero-scope key", func(b *storage.Batch) {
 			b.Put(storage.NodeVersionKey(storage.TenantScope{}, uuid.UUID{15: 1}, 0, 0), []byte("x"))
 		}},
+		{"Put key of an unknown job state", func(b *storage.Batch) {
+			b.Put(storage.JobKey(tenantA.tenant, storage.JobDead+1, 0, 0, uuid.UUID{15: 1}), []byte("x"))
+		}},
+		{"Delete source key at the reserved slot", func(b *storage.Batch) {
+			b.Delete(storage.SourceKey(tenantA.tenant, uuid.UUID{15: 1}, storage.MaxTimestamp))
+		}},
 	}
 	for _, p := range poisons {
 		for _, w := range writers {
