@@ -50,5 +50,6 @@
 // A tenant queue reads and writes only keys built from its TenantScope, so
 // tenants never see each other's jobs, even with equal job ids. System jobs
 // live under the reserved system scope and are reached only through
-// telha.dev/core/storage/system; this package never names that scope.
+// telha.dev/core/storage/system/jobqueue; this package never names that
+// scope.
 package jobs

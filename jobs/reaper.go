@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/system"
+	"telha.dev/core/storage/system/jobqueue"
 )
 
 // Reaped counts what one reaper pass did.
@@ -25,7 +25,7 @@ type Reaped struct {
 // renewed or finished it since the sweep.
 func (s *Store) Reap() (Reaped, error) {
 	now := micros(s.now())
-	expired, err := system.SweepLeases(s.engine, func(v []byte) (bool, error) {
+	expired, err := jobqueue.SweepLeases(s.engine, func(v []byte) (bool, error) {
 		rec, err := decodeRecord(v)
 		// A malformed lease can never be renewed: reclaim it so it is buried.
 		return err != nil || now >= rec.leaseExpiry, nil

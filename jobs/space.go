@@ -6,15 +6,15 @@ import (
 	"iter"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/system"
+	"telha.dev/core/storage/system/jobqueue"
 )
 
 // addr, row and move are the facade's vocabulary for a job's key components,
 // a polled row and a state change. Tenant and system queues share them.
 type (
-	addr = system.JobAddr
-	row  = system.JobRow
-	move = system.JobMove
+	addr = jobqueue.JobAddr
+	row  = jobqueue.JobRow
+	move = jobqueue.JobMove
 )
 
 // less reports whether a sorts before b within one state: the key order.
@@ -113,13 +113,13 @@ type systemSpace struct{}
 func (systemSpace) String() string { return "system" }
 
 func (systemSpace) get(r storage.Reader, state State, a addr) ([]byte, error) {
-	return system.GetJob(r, state, a)
+	return jobqueue.GetJob(r, state, a)
 }
 
 func (systemSpace) poll(r storage.Reader, state State, after *addr) iter.Seq2[row, error] {
-	return system.PollJobs(r, state, after)
+	return jobqueue.PollJobs(r, state, after)
 }
 
 func (systemSpace) write(e storage.Engine, durable bool, moves ...move) error {
-	return system.WriteJobs(e, durable, moves...)
+	return jobqueue.WriteJobs(e, durable, moves...)
 }

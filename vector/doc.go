@@ -3,8 +3,8 @@
 // time within one tenant and one model.
 //
 // Models are deployment-global and live in the registry of
-// telha.dev/core/storage/system; this package re-exports its types so that
-// callers need one import. Every key and range comes from the typed
+// telha.dev/core/storage/system/models; this package re-exports its types
+// so that callers need one import. Every key and range comes from the typed
 // constructors of telha.dev/core/storage: a tenant's search can only ever
 // see its own rows.
 //

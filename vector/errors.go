@@ -3,7 +3,7 @@ package vector
 import (
 	"errors"
 
-	"telha.dev/core/storage/system"
+	"telha.dev/core/storage/system/models"
 )
 
 // Errors of the package. Functions wrap them with context; test with
@@ -11,7 +11,7 @@ import (
 var (
 	// ErrUnknownModel reports a model name that is not registered at the
 	// relevant transaction time.
-	ErrUnknownModel = system.ErrUnknownModel
+	ErrUnknownModel = models.ErrUnknownModel
 
 	// ErrDimensionMismatch reports a vector whose length differs from its
 	// model's dimension.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/system"
+	"telha.dev/core/storage/system/models"
 )
 
 // Query is one k-nearest-neighbour search.
@@ -57,7 +57,7 @@ func (s *Store) Search(scope storage.TenantScope, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("search %q: %w", q.Model, err)
 	}
 	defer snap.Close()
-	m, err := system.LookupModelAsOf(snap, q.Model, q.At.Tx)
+	m, err := models.LookupModelAsOf(snap, q.Model, q.At.Tx)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/system"
+	"telha.dev/core/storage/system/models"
 	"telha.dev/vector/internal/testengine"
 )
 
@@ -216,7 +216,7 @@ func TestRegistryThroughStore(t *testing.T) {
 	testengine.Each(t, func(t *testing.T, e storage.Engine) {
 		s := New(e)
 		m := mustRegister(t, s, "a", 4, Dot)
-		if _, err := s.RegisterModel("a", 5, Dot, 2); !errors.Is(err, system.ErrModelConflict) {
+		if _, err := s.RegisterModel("a", 5, Dot, 2); !errors.Is(err, models.ErrModelConflict) {
 			t.Errorf("conflicting registration: err = %v", err)
 		}
 		got, err := s.Model("a")

@@ -30,5 +30,5 @@ Outside the authority, systemscope reports:
 
 A local declaration that merely shares a name, such as a type SystemScope of
 another package, is not reported. Each message gives the advice of the mark:
-in general, use a TenantScope from storage.NewTenantScope, or the system
-facade in telha.dev/core/storage/system.`
+in general, use a TenantScope from storage.NewTenantScope, or a system
+facade under telha.dev/core/storage/system.`

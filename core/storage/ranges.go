@@ -220,7 +220,7 @@ func TemporalIndexAfter(s TenantScope, cursor Key) (ScanRange, error) {
 // the job reaper's lease sweep and other whole-store maintenance. Engines
 // scan it in total order, not by prefix.
 //
-//telha:restricted system use storage.TenantAll for one tenant, or the reaper sweep in telha.dev/core/storage/system
+//telha:restricted system use storage.TenantAll for one tenant, or the reaper sweep in telha.dev/core/storage/system/jobqueue
 func (SystemScope) FullFamily(cf ColumnFamily) ScanRange {
 	if !cf.Valid() {
 		return ScanRange{}
@@ -230,7 +230,7 @@ func (SystemScope) FullFamily(cf ColumnFamily) ScanRange {
 
 // JobsInState is the system jobs in one state, by priority, then FIFO.
 //
-//telha:restricted system use storage.JobsInState with a TenantScope, or the system facade in telha.dev/core/storage/system
+//telha:restricted system use storage.JobsInState with a TenantScope, or the job queue facade in telha.dev/core/storage/system/jobqueue
 func (s SystemScope) JobsInState(state JobState) ScanRange {
 	if !state.Valid() {
 		return ScanRange{}
@@ -242,7 +242,7 @@ func (s SystemScope) JobsInState(state JobState) ScanRange {
 
 // VectorModels is every row of the embedding-model registry.
 //
-//telha:restricted system use the model registry in telha.dev/core/storage/system
+//telha:restricted system use the model registry in telha.dev/core/storage/system/models
 func (s SystemScope) VectorModels() ScanRange {
 	var k Key
 	b := startSystemPrefix(&k, Schema)
@@ -251,7 +251,7 @@ func (s SystemScope) VectorModels() ScanRange {
 
 // VectorModelHistory is every tx version of one embedding model, latest first.
 //
-//telha:restricted system use the model registry in telha.dev/core/storage/system
+//telha:restricted system use the model registry in telha.dev/core/storage/system/models
 func (s SystemScope) VectorModelHistory(model ModelID) ScanRange {
 	var k Key
 	b := startSystemPrefix(&k, Schema)

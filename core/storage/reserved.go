@@ -61,7 +61,7 @@ func (k *Key) SetBlocklist(s TenantScope, keyedDigest []byte) {
 // JobKey is the key of a system job: the jobs layout under the all-zero
 // prefix.
 //
-//telha:restricted system use storage.JobKey with a TenantScope, or the system facade in telha.dev/core/storage/system
+//telha:restricted system use storage.JobKey with a TenantScope, or the job queue facade in telha.dev/core/storage/system/jobqueue
 func (s SystemScope) JobKey(state JobState, priority uint8, created Timestamp, id uuid.UUID) (k Key) {
 	k.SetSystemJob(s, state, priority, created, id)
 	return k
@@ -69,7 +69,7 @@ func (s SystemScope) JobKey(state JobState, priority uint8, created Timestamp, i
 
 // SetSystemJob sets k to SystemScope.JobKey(state, priority, created, id).
 //
-//telha:restricted system use Key.SetJob with a TenantScope, or the system facade in telha.dev/core/storage/system
+//telha:restricted system use Key.SetJob with a TenantScope, or the job queue facade in telha.dev/core/storage/system/jobqueue
 func (k *Key) SetSystemJob(_ SystemScope, state JobState, priority uint8, created Timestamp, id uuid.UUID) {
 	k.shrink(JobKeyLen)
 	clear(k.b[0:ScopeLen])
@@ -79,7 +79,7 @@ func (k *Key) SetSystemJob(_ SystemScope, state JobState, priority uint8, create
 // VectorModelKey is one version of a deployment-global embedding model:
 // [nil 32][model id 8][inv tx 8], the schema shape under the system prefix.
 //
-//telha:restricted system use the model registry in telha.dev/core/storage/system
+//telha:restricted system use the model registry in telha.dev/core/storage/system/models
 func (s SystemScope) VectorModelKey(model ModelID, txStart Timestamp) (k Key) {
 	k.SetVectorModel(s, model, txStart)
 	return k
@@ -87,7 +87,7 @@ func (s SystemScope) VectorModelKey(model ModelID, txStart Timestamp) (k Key) {
 
 // SetVectorModel sets k to SystemScope.VectorModelKey(model, txStart).
 //
-//telha:restricted system use the model registry in telha.dev/core/storage/system
+//telha:restricted system use the model registry in telha.dev/core/storage/system/models
 func (k *Key) SetVectorModel(_ SystemScope, model ModelID, txStart Timestamp) {
 	k.shrink(SchemaKeyLen)
 	k.family, k.n = Schema, SchemaKeyLen|systemBit

@@ -56,9 +56,9 @@ func (s TenantScope) String() string {
 // that holds deployment-global rows (system jobs, the embedding-model
 // registry) and sorts first in every family. It is the only producer of that
 // prefix. Code outside the authority tree reaches system rows only through
-// the narrow facade in telha.dev/core/storage/system.
+// the narrow facades under telha.dev/core/storage/system.
 //
-//telha:restricted system use a TenantScope from storage.NewTenantScope; system rows are reached only through telha.dev/core/storage/system
+//telha:restricted system use a TenantScope from storage.NewTenantScope; system rows are reached only through the facades under telha.dev/core/storage/system
 type SystemScope struct{}
 
 // KeyScope is the scope read out of key bytes by a decoder. It may be the

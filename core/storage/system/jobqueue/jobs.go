@@ -1,4 +1,4 @@
-package system
+package jobqueue
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"telha.dev/core/storage"
 )
 
-// This file is the system-jobs half of the facade: the jobs family under the
-// reserved all-zero scope. Its callers (telha.dev/jobs) address a system job
+// System jobs are rows of the jobs family under the reserved all-zero
+// scope. Its callers (telha.dev/jobs) address a system job
 // by the typed components that follow the scope in the key, never by a key,
 // so the system prefix never leaves this package. The value bytes are opaque
 // here: the job queue owns their format.

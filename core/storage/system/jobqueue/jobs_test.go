@@ -1,4 +1,4 @@
-package system_test
+package jobqueue_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
-	"telha.dev/core/storage/system"
+	"telha.dev/core/storage/system/jobqueue"
 )
 
 // forEachJobEngine runs f on a fresh memory engine and a fresh RocksDB
@@ -37,9 +37,9 @@ func jobTenant(t *testing.T, n byte) storage.TenantScope {
 }
 
 // pollIDs returns the ids and values PollJobs yields.
-func pollIDs(t *testing.T, r storage.Reader, state storage.JobState, after *system.JobAddr) (ids []uuid.UUID, values []string) {
+func pollIDs(t *testing.T, r storage.Reader, state storage.JobState, after *jobqueue.JobAddr) (ids []uuid.UUID, values []string) {
 	t.Helper()
-	for row, err := range system.PollJobs(r, state, after) {
+	for row, err := range jobqueue.PollJobs(r, state, after) {
 		if err != nil {
 			t.Fatalf("poll %s: %v", state, err)
 		}
@@ -54,13 +54,13 @@ func pollIDs(t *testing.T, r storage.Reader, state storage.JobState, after *syst
 
 func TestSystemJobMoves(t *testing.T) {
 	forEachJobEngine(t, func(t *testing.T, e storage.Engine) {
-		a := system.JobAddr{Priority: 5, Created: 100, ID: uuid.UUID{0xA}}
-		b := system.JobAddr{Priority: 5, Created: 101, ID: uuid.UUID{0xB}}
-		c := system.JobAddr{Priority: 1, Created: 102, ID: uuid.UUID{0xC}}
-		err := system.WriteJobs(e, false,
-			system.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("a")},
-			system.JobMove{JobAddr: b, To: storage.JobQueued, Value: []byte("b")},
-			system.JobMove{JobAddr: c, To: storage.JobQueued, Value: []byte("c")},
+		a := jobqueue.JobAddr{Priority: 5, Created: 100, ID: uuid.UUID{0xA}}
+		b := jobqueue.JobAddr{Priority: 5, Created: 101, ID: uuid.UUID{0xB}}
+		c := jobqueue.JobAddr{Priority: 1, Created: 102, ID: uuid.UUID{0xC}}
+		err := jobqueue.WriteJobs(e, false,
+			jobqueue.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("a")},
+			jobqueue.JobMove{JobAddr: b, To: storage.JobQueued, Value: []byte("b")},
+			jobqueue.JobMove{JobAddr: c, To: storage.JobQueued, Value: []byte("c")},
 		)
 		if err != nil {
 			t.Fatal(err)
@@ -79,28 +79,28 @@ func TestSystemJobMoves(t *testing.T) {
 		// Claim a durably, renew it in place, complete it.
 		steps := []struct {
 			name     string
-			move     system.JobMove
+			move     jobqueue.JobMove
 			durable  bool
 			present  storage.JobState
 			absent   storage.JobState
 			wantText string
 		}{
-			{"claim", system.JobMove{JobAddr: a, From: storage.JobQueued, To: storage.JobLeased, Value: []byte("a1")}, true, storage.JobLeased, storage.JobQueued, "a1"},
-			{"heartbeat", system.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobLeased, Value: []byte("a2")}, false, storage.JobLeased, storage.JobQueued, "a2"},
-			{"complete", system.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobCompleted, Value: []byte("a3")}, false, storage.JobCompleted, storage.JobLeased, "a3"},
-			{"remove", system.JobMove{JobAddr: a, From: storage.JobCompleted}, false, 0, storage.JobCompleted, ""},
+			{"claim", jobqueue.JobMove{JobAddr: a, From: storage.JobQueued, To: storage.JobLeased, Value: []byte("a1")}, true, storage.JobLeased, storage.JobQueued, "a1"},
+			{"heartbeat", jobqueue.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobLeased, Value: []byte("a2")}, false, storage.JobLeased, storage.JobQueued, "a2"},
+			{"complete", jobqueue.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobCompleted, Value: []byte("a3")}, false, storage.JobCompleted, storage.JobLeased, "a3"},
+			{"remove", jobqueue.JobMove{JobAddr: a, From: storage.JobCompleted}, false, 0, storage.JobCompleted, ""},
 		}
 		for _, st := range steps {
-			if err := system.WriteJobs(e, st.durable, st.move); err != nil {
+			if err := jobqueue.WriteJobs(e, st.durable, st.move); err != nil {
 				t.Fatalf("%s: %v", st.name, err)
 			}
 			if st.present != 0 {
-				v, err := system.GetJob(e, st.present, a)
+				v, err := jobqueue.GetJob(e, st.present, a)
 				if err != nil || string(v) != st.wantText {
 					t.Fatalf("%s: get %s = %q, %v", st.name, st.present, v, err)
 				}
 			}
-			if _, err := system.GetJob(e, st.absent, a); !errors.Is(err, storage.ErrNotFound) {
+			if _, err := jobqueue.GetJob(e, st.absent, a); !errors.Is(err, storage.ErrNotFound) {
 				t.Fatalf("%s: job still %s: %v", st.name, st.absent, err)
 			}
 		}
@@ -109,32 +109,32 @@ func TestSystemJobMoves(t *testing.T) {
 
 func TestSystemJobsRejectBadMoves(t *testing.T) {
 	e := storage.NewMemoryEngine()
-	a := system.JobAddr{ID: uuid.UUID{1}}
-	good := system.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("v")}
+	a := jobqueue.JobAddr{ID: uuid.UUID{1}}
+	good := jobqueue.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("v")}
 	tests := []struct {
 		name string
-		move system.JobMove
+		move jobqueue.JobMove
 	}{
-		{"no state", system.JobMove{JobAddr: a}},
-		{"unknown to", system.JobMove{JobAddr: a, To: 9}},
-		{"unknown from", system.JobMove{JobAddr: a, From: 0xFF, To: storage.JobQueued}},
+		{"no state", jobqueue.JobMove{JobAddr: a}},
+		{"unknown to", jobqueue.JobMove{JobAddr: a, To: 9}},
+		{"unknown from", jobqueue.JobMove{JobAddr: a, From: 0xFF, To: storage.JobQueued}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// A bad move poisons the whole batch: the good one is not written.
-			if err := system.WriteJobs(e, false, good, tt.move); !errors.Is(err, system.ErrBadMove) {
+			if err := jobqueue.WriteJobs(e, false, good, tt.move); !errors.Is(err, jobqueue.ErrBadMove) {
 				t.Fatalf("write: %v, want ErrBadMove", err)
 			}
-			if _, err := system.GetJob(e, storage.JobQueued, a); !errors.Is(err, storage.ErrNotFound) {
+			if _, err := jobqueue.GetJob(e, storage.JobQueued, a); !errors.Is(err, storage.ErrNotFound) {
 				t.Fatalf("part of a rejected batch landed: %v", err)
 			}
 		})
 	}
-	if _, err := system.GetJob(e, 0, a); !errors.Is(err, system.ErrBadMove) {
+	if _, err := jobqueue.GetJob(e, 0, a); !errors.Is(err, jobqueue.ErrBadMove) {
 		t.Errorf("get in state 0: %v", err)
 	}
-	for _, err := range system.PollJobs(e, 6, nil) {
-		if !errors.Is(err, system.ErrBadMove) {
+	for _, err := range jobqueue.PollJobs(e, 6, nil) {
+		if !errors.Is(err, jobqueue.ErrBadMove) {
 			t.Errorf("poll state 6: %v", err)
 		}
 	}
@@ -142,8 +142,8 @@ func TestSystemJobsRejectBadMoves(t *testing.T) {
 
 func TestSystemJobsInvisibleToTenants(t *testing.T) {
 	forEachJobEngine(t, func(t *testing.T, e storage.Engine) {
-		a := system.JobAddr{Priority: 0, Created: 1, ID: uuid.UUID{7}}
-		if err := system.WriteJobs(e, false, system.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("sys")}); err != nil {
+		a := jobqueue.JobAddr{Priority: 0, Created: 1, ID: uuid.UUID{7}}
+		if err := jobqueue.WriteJobs(e, false, jobqueue.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("sys")}); err != nil {
 			t.Fatal(err)
 		}
 		ts := jobTenant(t, 1)
@@ -178,15 +178,15 @@ func TestSweepLeases(t *testing.T) {
 		put(storage.JobKey(t2, storage.JobLeased, 2, 20, id), "live")
 		put(storage.JobKey(t2, storage.JobLeased, 3, 30, id), "expired")
 		put(storage.JobKey(t2, storage.JobCompleted, 3, 31, id), "expired") // not leased
-		if err := system.WriteJobs(e, false,
-			system.JobMove{JobAddr: system.JobAddr{Priority: 4, Created: 40, ID: id}, To: storage.JobLeased, Value: []byte("expired")},
-			system.JobMove{JobAddr: system.JobAddr{Priority: 4, Created: 41, ID: id}, To: storage.JobFailed, Value: []byte("expired")},
+		if err := jobqueue.WriteJobs(e, false,
+			jobqueue.JobMove{JobAddr: jobqueue.JobAddr{Priority: 4, Created: 40, ID: id}, To: storage.JobLeased, Value: []byte("expired")},
+			jobqueue.JobMove{JobAddr: jobqueue.JobAddr{Priority: 4, Created: 41, ID: id}, To: storage.JobFailed, Value: []byte("expired")},
 		); err != nil {
 			t.Fatal(err)
 		}
 
 		var seen []string
-		got, err := system.SweepLeases(e, func(v []byte) (bool, error) {
+		got, err := jobqueue.SweepLeases(e, func(v []byte) (bool, error) {
 			seen = append(seen, string(v))
 			return bytes.Equal(v, []byte("expired")), nil
 		})
@@ -218,7 +218,7 @@ func TestSweepLeases(t *testing.T) {
 		}
 
 		boom := errors.New("boom")
-		if _, err := system.SweepLeases(e, func([]byte) (bool, error) { return false, boom }); !errors.Is(err, boom) {
+		if _, err := jobqueue.SweepLeases(e, func([]byte) (bool, error) { return false, boom }); !errors.Is(err, boom) {
 			t.Fatalf("sweep with a failing predicate: %v", err)
 		}
 	})
@@ -226,19 +226,19 @@ func TestSweepLeases(t *testing.T) {
 
 func TestSystemJobsOnClosedEngine(t *testing.T) {
 	forEachJobEngine(t, func(t *testing.T, e storage.Engine) {
-		a := system.JobAddr{ID: uuid.UUID{1}}
+		a := jobqueue.JobAddr{ID: uuid.UUID{1}}
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if err := system.WriteJobs(e, true, system.JobMove{JobAddr: a, To: storage.JobQueued}); !errors.Is(err, storage.ErrClosed) {
+		if err := jobqueue.WriteJobs(e, true, jobqueue.JobMove{JobAddr: a, To: storage.JobQueued}); !errors.Is(err, storage.ErrClosed) {
 			t.Errorf("write: %v", err)
 		}
-		if _, err := system.GetJob(e, storage.JobQueued, a); !errors.Is(err, storage.ErrClosed) {
+		if _, err := jobqueue.GetJob(e, storage.JobQueued, a); !errors.Is(err, storage.ErrClosed) {
 			t.Errorf("get: %v", err)
 		}
-		for _, after := range []*system.JobAddr{nil, &a} {
+		for _, after := range []*jobqueue.JobAddr{nil, &a} {
 			n := 0
-			for _, err := range system.PollJobs(e, storage.JobQueued, after) {
+			for _, err := range jobqueue.PollJobs(e, storage.JobQueued, after) {
 				n++
 				if !errors.Is(err, storage.ErrClosed) {
 					t.Errorf("poll: %v", err)
@@ -248,7 +248,7 @@ func TestSystemJobsOnClosedEngine(t *testing.T) {
 				t.Errorf("poll yielded %d elements, want one error", n)
 			}
 		}
-		if _, err := system.SweepLeases(e, func([]byte) (bool, error) { return true, nil }); !errors.Is(err, storage.ErrClosed) {
+		if _, err := jobqueue.SweepLeases(e, func([]byte) (bool, error) { return true, nil }); !errors.Is(err, storage.ErrClosed) {
 			t.Errorf("sweep: %v", err)
 		}
 	})
