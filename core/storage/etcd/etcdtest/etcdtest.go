@@ -1,0 +1,177 @@
+// Package etcdtest gives tests etcd engines on a real three-member cluster
+// on loopback: one cluster per test binary, started on first use and
+// stopped when the tests end, and a fresh namespace of it per engine, so
+// that tests are isolated from each other and cost no cluster start.
+//
+// A test binary that uses it calls Main from TestMain:
+//
+//	func TestMain(m *testing.M) { etcdtest.Main(m) }
+//
+// and then, in any test, etcdtest.Engine(t) returns an empty engine that is
+// closed and wiped when the test ends. ProcessCluster starts a cluster of
+// its own whose members are child processes (this test binary, run again),
+// for tests that kill members.
+package etcdtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"telha.dev/core/storage/etcd"
+	"telha.dev/core/storage/etcd/cluster"
+)
+
+// memberEnv marks a run of the test binary as an etcd member.
+const memberEnv = "TELHA_ETCDTEST_MEMBER"
+
+// Members is the number of members of the clusters this package starts.
+const Members = 3
+
+// Limits of the clusters this package starts, and of their engines: the
+// conformance suite writes batches of 500 mutations.
+const (
+	MaxTxnOps       = cluster.DefaultMaxTxnOps
+	MaxRequestBytes = cluster.DefaultMaxRequestBytes
+)
+
+// Timeout is the engines' Config.Timeout: generous, for tests under -race
+// on a loaded machine, where an fsync can take a second.
+const Timeout = 20 * time.Second
+
+// shared is the test binary's cluster.
+var shared struct {
+	once      sync.Once
+	dir       string
+	cluster   *cluster.Cluster
+	err       error
+	lastSpace atomic.Int64 // the last namespace handed out
+}
+
+// Main runs the tests of a test binary, then stops the shared cluster and
+// removes its directory. When this run of the binary is a member started
+// by ProcessCluster, it runs the member instead.
+func Main(m *testing.M) {
+	if os.Getenv(memberEnv) != "" {
+		if err := cluster.MemberMain(os.Args[1:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	code := m.Run()
+	if shared.cluster != nil {
+		if err := shared.cluster.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "etcdtest: stop the shared cluster: %v\n", err)
+			code = max(code, 1)
+		}
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// sharedCluster starts the shared cluster on first use, in this process.
+func sharedCluster(t testing.TB) *cluster.Cluster {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "telha-etcdtest-")
+		if shared.err != nil {
+			return
+		}
+		shared.cluster, shared.err = cluster.Start(cluster.Config{Dir: shared.dir, Members: Members}, cluster.InProcess())
+	})
+	if shared.err != nil {
+		t.Fatalf("etcdtest: start the shared cluster: %v", shared.err)
+	}
+	return shared.cluster
+}
+
+// Config returns the configuration of an engine on a new, empty namespace
+// of the shared cluster. The namespace's keys are deleted when the test
+// ends.
+func Config(t testing.TB) etcd.Config {
+	t.Helper()
+	c := sharedCluster(t)
+	ns := fmt.Sprintf("test-%d/", shared.lastSpace.Add(1))
+	t.Cleanup(func() { wipe(t, c.Endpoints(), ns) })
+	return EngineConfig(c, ns)
+}
+
+// EngineConfig returns the configuration of an engine on namespace ns of c,
+// with the limits c's members enforce.
+func EngineConfig(c *cluster.Cluster, ns string) etcd.Config {
+	maxTxnOps, maxRequestBytes := c.Limits()
+	return etcd.Config{
+		Endpoints:       c.Endpoints(),
+		Namespace:       ns,
+		Timeout:         Timeout,
+		MaxTxnOps:       maxTxnOps,
+		MaxRequestBytes: maxRequestBytes,
+	}
+}
+
+// Engine returns an engine on a new, empty namespace of the shared cluster,
+// closed (if the test has not closed it) and wiped when the test ends.
+func Engine(t testing.TB) *etcd.Engine {
+	t.Helper()
+	e, err := etcd.Open(Config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
+// wipe deletes every key of namespace ns. Namespaces of this package end in
+// "/", so that no namespace is a prefix of another.
+func wipe(t testing.TB, endpoints []string, ns string) {
+	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: Timeout, Logger: zap.NewNop()})
+	if err != nil {
+		t.Errorf("etcdtest: wipe namespace %q: %v", ns, err)
+		return
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	if _, err := client.Delete(ctx, ns, clientv3.WithPrefix()); err != nil {
+		t.Errorf("etcdtest: wipe namespace %q: %v", ns, err)
+	}
+}
+
+// ProcessCluster starts a cluster of its own, whose members are child
+// processes (this test binary, run again through Main), and stops it when
+// the test ends. Its members can be killed with SIGKILL and restarted.
+func ProcessCluster(t testing.TB, cfg cluster.Config) *cluster.Cluster {
+	t.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cluster.Start(cfg, cluster.Processes(func(args []string) *exec.Cmd {
+		cmd := exec.Command(self, args...)
+		cmd.Env = append(os.Environ(), memberEnv+"=1")
+		return cmd
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stop the cluster: %v", err)
+		}
+	})
+	return c
+}
