@@ -65,7 +65,7 @@ func (e *Engine) txnOps(muts []storage.Mutation) ([]clientv3.Op, error) {
 			return nil, fmt.Errorf("mutation %d: %w", i, storage.ErrInvalidKey)
 		}
 		if m.Kind != storage.MutationPut && m.Kind != storage.MutationDelete {
-			return nil, fmt.Errorf("mutation %d: unknown mutation kind %d", i, m.Kind)
+			return nil, fmt.Errorf("mutation %d: mutation %w %d", i, storage.ErrUnknownKind, m.Kind)
 		}
 		keys[i] = e.keys.key(&m.Key)
 		last[keys[i]] = i

@@ -30,9 +30,10 @@ import (
 // that Open refuses with ErrRestoreIncomplete; run Restore again, which
 // clears such a namespace and starts over.
 //
-// A damaged checkpoint fails with ErrBadCheckpoint before any row is
-// written. A row too large for the target cluster's limits fails with
-// ErrValueTooLarge.
+// Every row is checked before any is written: a damaged checkpoint, or one
+// holding a row that is not a Telha key, fails with ErrBadCheckpoint, and
+// one holding a value too large for the target cluster's limits with
+// ErrValueTooLarge, leaving the namespace as it was.
 func Restore(cfg Config, dir string) (*Engine, error) {
 	m, err := readManifest(dir)
 	if err != nil {
@@ -87,19 +88,36 @@ func extractDatabase(path string) (string, error) {
 }
 
 // restore loads the rows of namespace src in the database at db into the
-// engine's namespace.
+// engine's namespace. It checks every row before it writes any.
 func (e *Engine) restore(db string, src keyspace) error {
+	rows, closeDB := openRows(db, src)
+	defer closeDB()
+	if err := rows(e.checkRow); err != nil {
+		return err
+	}
 	if err := e.prepareRestore(); err != nil {
 		return err
 	}
 	w := restoreWriter{e: e}
-	if err := readRows(db, src, w.add); err != nil {
+	if err := rows(w.add); err != nil {
 		return err
 	}
 	if err := w.flush(); err != nil {
 		return err
 	}
 	return e.writeMeta(clientv3.OpDelete(e.keys.meta(restoreMarker)))
+}
+
+// checkRow refuses a row that is not a Telha key of its family, or too
+// large for the engine's cluster.
+func (e *Engine) checkRow(cf storage.ColumnFamily, key, value []byte) error {
+	if _, err := storage.Decode(cf, key); err != nil {
+		return fmt.Errorf("%w: %s row %x: %w", ErrBadCheckpoint, cf, key, err)
+	}
+	if requestLen(opLen(len(e.keys.ns)+1+len(key), len(value), false)) > e.cfg.MaxRequestBytes {
+		return fmt.Errorf("%s row %x: %d-byte value: %w", cf, key, len(value), ErrValueTooLarge)
+	}
+	return nil
 }
 
 // prepareRestore checks that the namespace is empty, or holds an
@@ -145,12 +163,11 @@ type restoreWriter struct {
 	bytes int // the encoded length of ops
 }
 
+// add writes a row checked by checkRow, flushing the rows before it when
+// it would not fit their transaction.
 func (w *restoreWriter) add(cf storage.ColumnFamily, key, value []byte) error {
 	etcdKey := string(w.e.keys.ns) + string(byte(cf)) + string(key)
 	n := opLen(len(etcdKey), len(value), false)
-	if requestLen(n) > w.e.cfg.MaxRequestBytes {
-		return fmt.Errorf("%s %x: %d-byte value: %w", cf, key, len(value), ErrValueTooLarge)
-	}
 	if len(w.ops) == w.e.cfg.MaxTxnOps || requestLen(w.bytes+n) > w.e.cfg.MaxRequestBytes {
 		if err := w.flush(); err != nil {
 			return err
@@ -174,42 +191,43 @@ func (w *restoreWriter) flush() error {
 	return nil
 }
 
-// restorePage is how many rows readRows reads from the database at a time.
+// restorePage is how many rows a read of the database returns at a time.
 const restorePage = 4096
 
-// readRows calls visit with every row of every family of namespace src in
-// the database at db, at its latest revision, in key order. It reads the
-// database with etcd's own storage code, which resolves revisions and
-// deletions as a member does when it starts.
-func readRows(db string, src keyspace, visit func(storage.ColumnFamily, []byte, []byte) error) error {
+// openRows opens the database at db with etcd's own storage code, which
+// resolves revisions and deletions as a member does when it starts. Each
+// call of rows visits every row of every family of namespace src, at the
+// database's latest revision, in key order. closeDB releases the database.
+func openRows(db string, src keyspace) (rows func(visit func(storage.ColumnFamily, []byte, []byte) error) error, closeDB func()) {
 	lg := zap.NewNop()
 	be := backend.NewDefaultBackend(lg, db)
-	defer be.Close()
 	kv := mvcc.NewStore(lg, be, &lease.FakeLessor{}, mvcc.StoreConfig{})
-	defer kv.Close()
-	// Families are bytes 1 to 13 after the namespace: [ns‖1, ns‖14).
-	start := append(append([]byte(nil), src.ns...), byte(storage.NodeVersions))
-	end := append(append([]byte(nil), src.ns...), byte(storage.BitmapIndex)+1)
-	for {
-		txn := kv.Read(mvcc.ConcurrentReadTxMode, traceutil.TODO())
-		res, err := txn.Range(context.Background(), start, end, mvcc.RangeOptions{Limit: restorePage})
-		txn.End()
-		if err != nil {
-			return fmt.Errorf("read the checkpoint's database: %w", err)
-		}
-		for _, row := range res.KVs {
-			cf := storage.ColumnFamily(row.Key[len(src.ns)])
-			key := row.Key[len(src.ns)+1:]
-			if _, err := storage.Decode(cf, key); err != nil {
-				return fmt.Errorf("%w: row %x of namespace %q: %w", ErrBadCheckpoint, row.Key, src.ns, err)
-			}
-			if err := visit(cf, key, row.Value); err != nil {
-				return err
-			}
-		}
-		if len(res.KVs) < restorePage {
-			return nil
-		}
-		start = append(bytes.Clone(res.KVs[len(res.KVs)-1].Key), 0)
+	closeDB = func() {
+		kv.Close()
+		be.Close()
 	}
+	rows = func(visit func(storage.ColumnFamily, []byte, []byte) error) error {
+		// Families are bytes 1 to 13 after the namespace: [ns‖1, ns‖14).
+		start := append(bytes.Clone(src.ns), byte(storage.NodeVersions))
+		end := append(bytes.Clone(src.ns), byte(storage.BitmapIndex)+1)
+		for {
+			txn := kv.Read(mvcc.ConcurrentReadTxMode, traceutil.TODO())
+			res, err := txn.Range(context.Background(), start, end, mvcc.RangeOptions{Limit: restorePage})
+			txn.End()
+			if err != nil {
+				return fmt.Errorf("read the checkpoint's database: %w", err)
+			}
+			for _, row := range res.KVs {
+				cf := storage.ColumnFamily(row.Key[len(src.ns)])
+				if err := visit(cf, row.Key[len(src.ns)+1:], row.Value); err != nil {
+					return err
+				}
+			}
+			if len(res.KVs) < restorePage {
+				return nil
+			}
+			start = append(bytes.Clone(res.KVs[len(res.KVs)-1].Key), 0)
+		}
+	}
+	return rows, closeDB
 }
