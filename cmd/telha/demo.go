@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
 	"telha.dev/graph"
 	"telha.dev/jobs"
 	"telha.dev/temporal"
@@ -66,18 +65,18 @@ func day(s string) storage.Timestamp {
 func demo(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	dataDir := fs.String("data", "./telha-data", "directory of the embedded RocksDB store")
+	dataDir := fs.String("data", "", "directory of the embedded RocksDB store (default "+defaultDataDir+")")
+	endpoints := fs.String("etcd", "", "comma-separated endpoints of an etcd cluster to run on instead")
 	if err := fs.Parse(args); err != nil {
-		return usagef("demo: %v (usage: telha demo [-data DIR])", err)
+		return usagef("demo: %v (usage: telha demo [-data DIR | -etcd ENDPOINTS])", err)
 	}
 	if fs.NArg() != 0 {
-		return usagef("demo: unexpected argument %q (usage: telha demo [-data DIR])", fs.Arg(0))
+		return usagef("demo: unexpected argument %q (usage: telha demo [-data DIR | -etcd ENDPOINTS])", fs.Arg(0))
 	}
 
-	reused := storeExists(*dataDir)
-	eng, err := rocksdb.Open(rocksdb.Config{Path: *dataDir, CreateIfMissing: true})
+	eng, store, reused, err := openDemoEngine(*dataDir, *endpoints)
 	if err != nil {
-		return usagef("demo: unusable data directory: %v", err)
+		return err
 	}
 	defer eng.Close()
 
@@ -90,12 +89,12 @@ func demo(args []string, stdout io.Writer) error {
 		d.scopes = append(d.scopes, scope)
 	}
 	if reused {
-		d.printf("reusing the store at %s: resetting the three demo tenants\n", *dataDir)
+		d.printf("reusing the store at %s: resetting the three demo tenants\n", store)
 		if err := d.resetTenants(); err != nil {
 			return err
 		}
 	} else {
-		d.printf("created a new store at %s\n", *dataDir)
+		d.printf("created a new store at %s\n", store)
 	}
 
 	d.index = bitmap.New(eng, bitmap.Options{})

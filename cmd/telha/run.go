@@ -23,14 +23,15 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 const usage = `usage:
-  telha demo [-data DIR]                  build a three-tenant demo graph in an embedded RocksDB store and query it
+  telha demo [-data DIR | -etcd ENDPOINTS]  build a three-tenant demo graph in an embedded RocksDB store, or on etcd, and query it
+  telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
 // run executes one invocation and returns its exit code. Errors are reported
 // as a single line on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
-	err := dispatch(args, stdout)
+	err := dispatch(args, stdout, stderr)
 	if err == nil {
 		return exitOK
 	}
@@ -41,11 +42,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-func dispatch(args []string, stdout io.Writer) error {
+func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("missing command; %s", oneLine(usage))
 	}
 	switch args[0] {
+	case "cluster":
+		return clusterCommand(args[1:], stdout, stderr)
+	case memberCommand:
+		return memberMain(args[1:], stdout)
 	case "debug":
 		return debug(args[1:], stdout)
 	case "demo":
