@@ -42,6 +42,9 @@ func RunMember(ctx context.Context, dir string, i int, ready func()) error {
 	}
 	select {
 	case err := <-e.Err():
+		if ctx.Err() != nil {
+			return nil // an error of the shutdown asked for
+		}
 		return fmt.Errorf("%s failed: %w", cfg.Name, err)
 	case <-ctx.Done():
 		return nil

@@ -3,7 +3,8 @@
 // stopped when the tests end, and a fresh namespace of it per engine, so
 // that tests are isolated from each other and cost no cluster start.
 //
-// A test binary that uses it calls Main from TestMain:
+// A test binary that uses it calls Main from TestMain (or Run, from a
+// TestMain that has more to do):
 //
 //	func TestMain(m *testing.M) { etcdtest.Main(m) }
 //
@@ -56,10 +57,14 @@ var shared struct {
 	lastSpace atomic.Int64 // the last namespace handed out
 }
 
-// Main runs the tests of a test binary, then stops the shared cluster and
-// removes its directory. When this run of the binary is a member started
-// by ProcessCluster, it runs the member instead.
-func Main(m *testing.M) {
+// Main is os.Exit(Run(m)), for a TestMain with nothing else to do.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run runs the tests of a test binary, stops the shared cluster and removes
+// its directory, and returns the exit code of m.Run, for a TestMain that
+// has more to clean up. When this run of the binary is a member started by
+// ProcessCluster, it runs the member and exits the process instead.
+func Run(m *testing.M) int {
 	if os.Getenv(memberEnv) != "" {
 		if err := cluster.MemberMain(os.Args[1:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -77,7 +82,7 @@ func Main(m *testing.M) {
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
 	}
-	os.Exit(code)
+	return code
 }
 
 // sharedCluster starts the shared cluster on first use, in this process.
