@@ -307,14 +307,21 @@ func (d *demoRun) isolation() error {
 func (d *demoRun) knn() error {
 	d.section("vectors: model registry and a filtered kNN query (acme)")
 	clock := d.graph.Store().Clock()
-	model, err := d.vectors.RegisterModel(demoModel, 4, vector.Cosine, clock.Next())
+	registered, err := clock.Next()
+	if err != nil {
+		return fmt.Errorf("register model: %w", err)
+	}
+	model, err := d.vectors.RegisterModel(demoModel, 4, vector.Cosine, registered)
 	if err != nil {
 		return fmt.Errorf("register model: %w", err)
 	}
 	d.printf("model %s: dimension %d, metric %s\n", model.Name, model.Dimension, model.Metric)
 	acme := d.scopes[0]
 	embeddings := [][]float32{{1, 0, 0, 0}, {0.9, 0.1, 0, 0}, {0.7, 0.7, 0, 0}, {0, 0, 1, 0}}
-	tx := clock.Next()
+	tx, err := clock.Next()
+	if err != nil {
+		return fmt.Errorf("put vectors: %w", err)
+	}
 	for i, p := range people {
 		if err := d.vectors.Put(acme, p.id, demoModel, day("2024-01-01"), tx, embeddings[i]); err != nil {
 			return fmt.Errorf("put vector of %s: %w", p.name, err)
