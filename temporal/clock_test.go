@@ -96,7 +96,10 @@ func TestExhaustedClockWritesNothing(t *testing.T) {
 		assertEdge(t, s, scope, idC, idA, idB, "KNOWS", always())
 		w.t.Store(int64(storage.MaxTimestamp))
 		writes := map[string]func() error{
-			"assert node": func() error { _, err := s.AssertNode(scope, NodeFact{ID: idA, Valid: always(), Props: name("after")}); return err },
+			"assert node": func() error {
+				_, err := s.AssertNode(scope, NodeFact{ID: idA, Valid: always(), Props: name("after")})
+				return err
+			},
 			"assert edge": func() error {
 				_, err := s.AssertEdge(scope, EdgeFact{ID: idD, From: idA, To: idB, Type: "KNOWS", Valid: always()})
 				return err
