@@ -13,6 +13,10 @@ var (
 	// relevant transaction time.
 	ErrUnknownModel = models.ErrUnknownModel
 
+	// ErrModelInUse reports a redefinition that would change the dimension
+	// of a model that tenants hold vectors of; register a new model name.
+	ErrModelInUse = models.ErrModelInUse
+
 	// ErrDimensionMismatch reports a vector whose length differs from its
 	// model's dimension.
 	ErrDimensionMismatch = errors.New("vector dimension does not match the model")
