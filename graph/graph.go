@@ -73,6 +73,9 @@ type Neighbor struct {
 // known at a.Tx, restricted to the named types when any are given. A type
 // that was never registered matches no edge.
 func (g *Graph) Neighbors(scope storage.TenantScope, node uuid.UUID, dir Direction, a temporal.AsOf, types ...string) ([]Neighbor, error) {
+	if dir.temporal() == nil {
+		return nil, fmt.Errorf("neighbors of %s: direction %d: %w", node, dir, ErrBadDirection)
+	}
 	hashes, any, err := g.typeHashes(scope, types)
 	if err != nil || !any {
 		return nil, err

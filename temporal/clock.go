@@ -31,9 +31,9 @@ func NewClock(wall func() storage.Timestamp) *Clock {
 	return &Clock{wall: wall, last: storage.MinTimestamp}
 }
 
-// read returns the wall clock's time.
+// read returns the wall clock's time; a nil Clock reads time.Now too.
 func (c *Clock) read() storage.Timestamp {
-	if c.wall == nil {
+	if c == nil || c.wall == nil {
 		return storage.TimestampOf(time.Now())
 	}
 	return c.wall()

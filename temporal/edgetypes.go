@@ -56,6 +56,9 @@ func NewEdgeTypeRegistry(e storage.Engine, hash func(string) storage.EdgeTypeHas
 // it. It implements EdgeTypes. A different name already registered with
 // the same hash fails with ErrEdgeTypeCollision.
 func (r *EdgeTypeRegistry) Resolve(b *storage.Batch, scope storage.TenantScope, name string, tx storage.Timestamp) (storage.EdgeTypeHash, error) {
+	if err := r.check(scope); err != nil {
+		return 0, err
+	}
 	h := r.hash(name)
 	got, err := r.read(scope, h)
 	switch {
@@ -81,6 +84,9 @@ func (r *EdgeTypeRegistry) Resolve(b *storage.Batch, scope storage.TenantScope, 
 // name is not registered, ErrEdgeTypeCollision when its hash belongs to
 // another name.
 func (r *EdgeTypeRegistry) Hash(scope storage.TenantScope, name string) (storage.EdgeTypeHash, error) {
+	if err := r.check(scope); err != nil {
+		return 0, err
+	}
 	h := r.hash(name)
 	got, err := r.Name(scope, h)
 	if err != nil {
@@ -94,7 +100,7 @@ func (r *EdgeTypeRegistry) Hash(scope storage.TenantScope, name string) (storage
 
 // Name returns the registered name of type hash h, or ErrUnknownEdgeType.
 func (r *EdgeTypeRegistry) Name(scope storage.TenantScope, h storage.EdgeTypeHash) (string, error) {
-	if err := checkScope(scope); err != nil {
+	if err := r.check(scope); err != nil {
 		return "", err
 	}
 	r.mu.RLock()
@@ -104,6 +110,15 @@ func (r *EdgeTypeRegistry) Name(scope storage.TenantScope, h storage.EdgeTypeHas
 		return name, nil
 	}
 	return r.read(scope, h)
+}
+
+// check rejects a registry without an engine (the zero value, or one made
+// over a nil engine) and the zero scope.
+func (r *EdgeTypeRegistry) check(scope storage.TenantScope) error {
+	if r.engine == nil {
+		return fmt.Errorf("edge type registry: %w", ErrNoEngine)
+	}
+	return checkScope(scope)
 }
 
 // read returns the name in the registration row of h, and caches it; when

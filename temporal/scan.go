@@ -83,7 +83,7 @@ type Page struct {
 // a.Tx in the past does not change when later writes land.
 func (s *Store) ValidAt(scope storage.TenantScope, a AsOf, cursor Cursor, limit int) (Page, error) {
 	sc := scan{kind: scanValidAt, lo: a.Valid, hi: a.Tx}
-	if err := checkPage(sc, scope, cursor, limit); err != nil {
+	if err := s.checkPage(sc, scope, cursor, limit); err != nil {
 		return Page{}, err
 	}
 	r := storage.ValidTimeFrom(scope, a.Valid)
@@ -100,7 +100,7 @@ func (s *Store) ValidAt(scope storage.TenantScope, a AsOf, cursor Cursor, limit 
 // versions, and tombstones. Cursor and limit work as for ValidAt.
 func (s *Store) ChangedBetween(scope storage.TenantScope, from, to storage.Timestamp, cursor Cursor, limit int) (Page, error) {
 	sc := scan{kind: scanChangedBetween, lo: from, hi: to}
-	if err := checkPage(sc, scope, cursor, limit); err != nil {
+	if err := s.checkPage(sc, scope, cursor, limit); err != nil {
 		return Page{}, err
 	}
 	r, err := storage.TxTimeBetween(scope, from, to)
@@ -119,8 +119,8 @@ func (s *Store) ChangedBetween(scope storage.TenantScope, from, to storage.Times
 
 // checkPage rejects the zero scope, a limit below one and a cursor of
 // another scan, before any range is built.
-func checkPage(sc scan, scope storage.TenantScope, cursor Cursor, limit int) error {
-	if err := checkScope(scope); err != nil {
+func (s *Store) checkPage(sc scan, scope storage.TenantScope, cursor Cursor, limit int) error {
+	if err := s.check(scope); err != nil {
 		return err
 	}
 	if limit < 1 {

@@ -121,7 +121,16 @@ func (s *Store) seed(scope storage.TenantScope) error {
 	return nil
 }
 
-// checkScope rejects the zero scope before any key is built from it.
+// check rejects a Store without an engine (the zero Store, or Open(nil))
+// and the zero scope, before any key is built from it.
+func (s *Store) check(scope storage.TenantScope) error {
+	if s.engine == nil {
+		return fmt.Errorf("temporal: %w", ErrNoEngine)
+	}
+	return checkScope(scope)
+}
+
+// checkScope rejects the zero scope.
 func checkScope(scope storage.TenantScope) error {
 	if scope.IsZero() {
 		return fmt.Errorf("temporal: %w", storage.ErrNilScope)

@@ -66,7 +66,7 @@ func (s *Store) AssertNode(scope storage.TenantScope, f NodeFact) (storage.Times
 // seeding the clock for the tenant, and applies the batch (durably when
 // asked). It returns the transaction time fill returns.
 func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill func(*writer) (storage.Timestamp, error)) (storage.Timestamp, error) {
-	if err := checkScope(scope); err != nil {
+	if err := s.check(scope); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
