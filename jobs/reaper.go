@@ -73,8 +73,11 @@ func (s *Store) Reap() (Reaped, error) {
 }
 
 // RunReaper calls Reap every interval until ctx is done, and returns the
-// first error of a pass, or nil when ctx ends.
+// first error of a pass, or nil when ctx ends. every must be positive.
 func (s *Store) RunReaper(ctx context.Context, every time.Duration) error {
+	if every <= 0 {
+		return fmt.Errorf("run reaper every %s: interval must be positive", every)
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

@@ -61,6 +61,9 @@ func Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID,
 	if scope.IsZero() || node == uuid.Nil {
 		return fmt.Errorf("stage vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
 	}
+	if err := m.Check(); err != nil {
+		return fmt.Errorf("stage vector %s: %w", node, err)
+	}
 	if err := checkVector(m, v); err != nil {
 		return fmt.Errorf("stage vector %s: %w", node, err)
 	}

@@ -111,6 +111,9 @@ var (
 	// ErrBadModelValue reports a stored registry value that does not decode.
 	ErrBadModelValue = errors.New("bad embedding model value")
 
+	// ErrNoEngine reports a registry call without an engine or reader.
+	ErrNoEngine = errors.New("no engine")
+
 	// ErrModelInUse reports a redefinition that would change the dimension
 	// of a model that tenants hold vectors of.
 	ErrModelInUse = errors.New("embedding model has stored vectors")
@@ -123,6 +126,20 @@ type Model struct {
 	Dimension int
 	Metric    Metric
 	TxStart   storage.Timestamp // when this version was registered
+}
+
+// Check reports whether m is a definition the registry could have handed
+// out: a valid name, dimension and metric, and the id of its name. Writers
+// that take a Model from their caller check it before storing a vector
+// under it.
+func (m Model) Check() error {
+	if err := validateModel(m.Name, m.Dimension, m.Metric); err != nil {
+		return err
+	}
+	if m.ID != storage.ModelIDOf(m.Name) {
+		return fmt.Errorf("model %q with id %d, not its name's: %w", m.Name, m.ID, ErrInvalidModel)
+	}
+	return nil
 }
 
 // sameDefinition reports whether m and o fix the same vectors.
@@ -181,6 +198,9 @@ func RedefineModel(e storage.Engine, name string, dimension int, metric Metric, 
 }
 
 func writeModel(e storage.Engine, name string, dimension int, metric Metric, tx storage.Timestamp, redefine bool) (Model, error) {
+	if e == nil {
+		return Model{}, fmt.Errorf("register model %q: %w", name, ErrNoEngine)
+	}
 	if err := validateModel(name, dimension, metric); err != nil {
 		return Model{}, err
 	}
@@ -270,6 +290,10 @@ func ModelHistory(r storage.Reader, name string) ([]Model, error) {
 // the first error. A row holding another name is a hash collision.
 func versions(r storage.Reader, name string) iter.Seq2[Model, error] {
 	return func(yield func(Model, error) bool) {
+		if r == nil {
+			yield(Model{}, ErrNoEngine)
+			return
+		}
 		id := storage.ModelIDOf(name)
 		for kv, err := range r.Scan(storage.SystemScope{}.VectorModelHistory(id)) {
 			var m Model
@@ -293,6 +317,9 @@ func versions(r storage.Reader, name string) iter.Seq2[Model, error] {
 // ListModels returns the latest version of every registered model, in
 // model id order.
 func ListModels(r storage.Reader) ([]Model, error) {
+	if r == nil {
+		return nil, fmt.Errorf("list models: %w", ErrNoEngine)
+	}
 	var out []Model
 	for kv, err := range r.Scan(storage.SystemScope{}.VectorModels()) {
 		if err != nil {
