@@ -15,9 +15,7 @@ func TestDefaultRegistryFailsLoud(t *testing.T) {
 	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
 		s := openStore(env, Options{})
 		scope := temporaltest.Scopes(t, 1)[0]
-		assertNode(t, s, scope, idA, always(), nil)
-		assertNode(t, s, scope, idB, always(), nil)
-		assertEdge(t, s, scope, idC, idA, idB, "KNOWS", always())
+		linkAB(t, s, scope, "KNOWS")
 		reg := NewEdgeTypeRegistry(env.Reopen(), nil)
 		if h, err := reg.Hash(scope, "KNOWS"); err != nil || h != storage.HashEdgeType("KNOWS") {
 			t.Fatalf("KNOWS after a default store wrote it: %x, %v", h, err)
@@ -42,9 +40,7 @@ func TestRegistryRewritesWhatWasDeleted(t *testing.T) {
 		s := openStore(env, Options{EdgeTypes: reg})
 		scope := temporaltest.Scopes(t, 1)[0]
 		build := func() {
-			assertNode(t, s, scope, idA, always(), nil)
-			assertNode(t, s, scope, idB, always(), nil)
-			assertEdge(t, s, scope, idC, idA, idB, "KNOWS", always())
+			linkAB(t, s, scope, "KNOWS")
 			if _, err := reg.Hash(scope, "KNOWS"); err != nil {
 				t.Fatal(err)
 			}
@@ -71,14 +67,9 @@ func TestRegistryForgetsWipedTenant(t *testing.T) {
 		reg := NewEdgeTypeRegistry(env.Engine, colliding)
 		s := openStore(env, Options{EdgeTypes: reg})
 		scopes := temporaltest.Scopes(t, 2)
-		build := func(scope storage.TenantScope, typ string) {
-			assertNode(t, s, scope, idA, always(), nil)
-			assertNode(t, s, scope, idB, always(), nil)
-			assertEdge(t, s, scope, idC, idA, idB, typ, always())
-		}
-		build(scopes[1], "KNOWS")
+		linkAB(t, s, scopes[1], "KNOWS")
 		for i, typ := range []string{"KNOWS", "LIKES"} {
-			build(scopes[0], typ)
+			linkAB(t, s, scopes[0], typ)
 			if name, err := reg.Name(scopes[0], 42); err != nil || name != typ {
 				t.Fatalf("round %d: name of 42: %q, %v; want %q", i, name, err, typ)
 			}

@@ -69,9 +69,7 @@ func TestClosedEngine(t *testing.T) {
 	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
 		s := openStore(env, Options{})
 		scope := temporaltest.Scopes(t, 1)[0]
-		assertNode(t, s, scope, idA, always(), nil)
-		assertNode(t, s, scope, idB, always(), nil)
-		assertEdge(t, s, scope, idC, idA, idB, "T", always())
+		linkAB(t, s, scope, "T")
 		calls := storeCalls(s, scope)
 		done := make(chan struct{})
 		go func() {

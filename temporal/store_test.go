@@ -87,9 +87,7 @@ func TestBadInputErrors(t *testing.T) {
 		s := openStore(env, Options{})
 		scopes := temporaltest.Scopes(t, 2)
 		scope := scopes[0]
-		assertNode(t, s, scope, idA, always(), nil)
-		assertNode(t, s, scope, idB, always(), nil)
-		assertEdge(t, s, scope, idC, idA, idB, "KNOWS", always())
+		linkAB(t, s, scope, "KNOWS")
 		page, err := s.ValidAt(scopes[1], Current(5), Cursor{}, 1)
 		if err != nil {
 			t.Fatal(err)
