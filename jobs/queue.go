@@ -106,6 +106,11 @@ func (q *Queue) Claim(owner string) (Lease, error) {
 			return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
 		}
 		rec, err := decodeRecord(r.Value)
+		if err == nil && rec.attempts >= rec.maxAttempts {
+			// Written by another program: claiming it would wrap the
+			// attempt counter or exceed the limit.
+			err = fmt.Errorf("queued with %d of %d attempts spent", rec.attempts, rec.maxAttempts)
+		}
 		if err != nil {
 			if err := q.buryLocked(r, err); err != nil {
 				return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
