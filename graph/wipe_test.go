@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -74,4 +75,55 @@ func neighborNodes(ns []Neighbor) []uuid.UUID {
 		out[i] = n.Node
 	}
 	return out
+}
+
+// TestWipeUnderLoad wipes and rebuilds one tenant again and again while
+// another tenant is read and written: the other tenant never notices, and
+// the wiped one is whole after each rebuild (run with -race).
+func TestWipeUnderLoad(t *testing.T) {
+	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+		g := Open(env.Engine, Options{})
+		scopes := temporaltest.Scopes(t, 2)
+		for _, scope := range scopes {
+			buildGraph(t, g, scope)
+		}
+		now := temporal.Current(10)
+		stop := make(chan struct{})
+		done := make(chan error)
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					done <- nil
+					return
+				default:
+				}
+				ns, err := g.Neighbors(scopes[1], node(1), Out, now, "KNOWS", "WORKS_WITH")
+				if err == nil && len(ns) != 2 {
+					err = fmt.Errorf("the other tenant sees %d neighbours", len(ns))
+				}
+				if err == nil {
+					_, err = g.Store().AssertNode(scopes[1], temporal.NodeFact{ID: node(100 + i%10), Valid: always()})
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+		}()
+		for range 10 {
+			if err := storage.WipeTenant(env.Engine, scopes[0]); err != nil {
+				t.Fatal(err)
+			}
+			buildGraph(t, g, scopes[0])
+			ns, err := g.Neighbors(scopes[0], node(1), Out, now, "KNOWS", "WORKS_WITH")
+			if err != nil || len(ns) != 2 {
+				t.Fatalf("rebuilt tenant: %v, %v", ns, err)
+			}
+		}
+		close(stop)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
 }
