@@ -1,8 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -12,32 +12,52 @@ import (
 	"telha.dev/core/storage/rocksdb"
 )
 
-// defaultDataDir is the demo's RocksDB store when neither -data nor -etcd
-// is given.
-const defaultDataDir = "./telha-data"
-
 // demoNamespace keeps the demo's keys apart from anything else the etcd
-// cluster holds.
+// cluster holds; the namespace is the demo's alone.
 const demoNamespace = "telha-demo/"
 
-// openDemoEngine opens the demo's store: an embedded RocksDB store in
-// dataDir, or, when endpoints is set, the namespace demoNamespace of the
-// etcd cluster at those comma-separated endpoints, with the limits `telha
-// cluster` gives its members. It says where the store is, and whether it
-// already holds the demo's tenants.
-func openDemoEngine(dataDir, endpoints string) (eng storage.Engine, where string, reused bool, err error) {
-	switch {
-	case endpoints != "" && dataDir != "":
-		return nil, "", false, usagef("demo: -data and -etcd exclude each other")
-	case endpoints == "":
-		dataDir = cmp.Or(dataDir, defaultDataDir)
-		reused := storeExists(dataDir)
-		eng, err := rocksdb.Open(rocksdb.Config{Path: dataDir, CreateIfMissing: true})
-		if err != nil {
-			return nil, "", false, usagef("demo: unusable data directory: %v", err)
+// openDemoStore opens the demo's store and says where it is and what the
+// demo found in it: the embedded RocksDB store in dataDir, which the demo
+// marks as its own when it creates it and refuses when it did not, unless
+// force; or, when endpoints is set, the namespace demoNamespace of the etcd
+// cluster at those comma-separated endpoints.
+func openDemoStore(flags *flag.FlagSet, dataDir, endpoints string, force bool) (storage.Engine, string, dataDirState, error) {
+	if endpoints != "" {
+		if isSet(flags, "data") || isSet(flags, "force") {
+			return nil, "", 0, usagef("demo: -etcd excludes -data and -force (usage: %s)", demoUsage)
 		}
-		return eng, dataDir, reused, nil
+		return openDemoEtcd(endpoints)
 	}
+	state, err := inspectDataDir(dataDir)
+	if err != nil {
+		return nil, "", 0, usagef("demo: unusable data directory: %v", err)
+	}
+	if state == foreignDir && !force {
+		return nil, "", 0, usagef("demo: %s holds data the demo did not create; pass -force to wipe the demo tenants in it", dataDir)
+	}
+	eng, err := rocksdb.Open(rocksdb.Config{Path: dataDir, CreateIfMissing: state == newDir})
+	if err != nil {
+		return nil, "", 0, usagef("demo: unusable data directory: %v", err)
+	}
+	if state == newDir {
+		if err := writeMarker(dataDir); err != nil {
+			return nil, "", 0, errors.Join(fmt.Errorf("demo: mark the new store: %w", err), eng.Close())
+		}
+	}
+	return eng, dataDir, state, nil
+}
+
+// isSet reports whether the command line set the flag name.
+func isSet(flags *flag.FlagSet, name string) bool {
+	set := false
+	flags.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// openDemoEtcd opens the demo's namespace of the etcd cluster at
+// endpoints, with the limits `telha cluster` gives its members. The
+// namespace is new to the demo until it holds a demo tenant.
+func openDemoEtcd(endpoints string) (storage.Engine, string, dataDirState, error) {
 	e, err := etcd.Open(etcd.Config{
 		Endpoints:       strings.Split(endpoints, ","),
 		Namespace:       demoNamespace,
@@ -45,26 +65,21 @@ func openDemoEngine(dataDir, endpoints string) (eng storage.Engine, where string
 		MaxRequestBytes: cluster.DefaultMaxRequestBytes,
 	})
 	if err != nil {
-		return nil, "", false, fmt.Errorf("demo: %w", err)
+		return nil, "", 0, fmt.Errorf("demo: %w", err)
 	}
-	where = "etcd " + endpoints
-	reused, err = holdsDemoTenants(e)
-	if err != nil {
-		return nil, "", false, errors.Join(fmt.Errorf("demo: %w", err), e.Close())
-	}
-	return e, where, reused, nil
-}
-
-// holdsDemoTenants reports whether any demo tenant has a node version in e.
-func holdsDemoTenants(e storage.Engine) (bool, error) {
+	state := newDir
 	for _, t := range demoTenants {
 		scope, err := storage.NewTenantScope(t.id, demoOrg)
 		if err != nil {
-			return false, err
+			return nil, "", 0, errors.Join(err, e.Close())
 		}
 		for _, err := range e.Scan(storage.TenantAll(scope, storage.NodeVersions)) {
-			return true, err
+			if err != nil {
+				return nil, "", 0, errors.Join(fmt.Errorf("demo: %w", err), e.Close())
+			}
+			state = demoDir
+			break
 		}
 	}
-	return false, nil
+	return e, "etcd " + endpoints, state, nil
 }

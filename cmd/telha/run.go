@@ -23,7 +23,8 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 const usage = `usage:
-  telha demo [-data DIR | -etcd ENDPOINTS]  build a three-tenant demo graph in an embedded RocksDB store, or on etcd, and query it
+  telha demo [-data DIR] [-force]         build a three-tenant demo graph in an embedded RocksDB store and query it
+  telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
   telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
