@@ -103,7 +103,8 @@ func TestClusterUsage(t *testing.T) {
 		{"even members", []string{"cluster", "-data", even, "-members", "2"}, "2 members"},
 		{"damaged layout", []string{"cluster", "-data", damaged}, "cluster layout"},
 		{"port out of range", []string{"cluster", "-data", even, "-port", "65535"}, "not valid"},
-		{"demo on both stores", []string{"demo", "-data", even, "-etcd", "127.0.0.1:1"}, "exclude each other"},
+		{"demo on both stores", []string{"demo", "-data", even, "-etcd", "127.0.0.1:1"}, "-etcd excludes -data and -force"},
+		{"demo on etcd with -force", []string{"demo", "-force", "-etcd", "127.0.0.1:1"}, "-etcd excludes -data and -force"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
