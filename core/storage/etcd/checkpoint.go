@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/etcd/internal/durable"
 )
 
 // A checkpoint is a directory of two files:
@@ -207,40 +208,18 @@ func verifySnapshot(r io.Reader) (int64, error) {
 	return n, nil
 }
 
-// writeManifest writes the CHECKPOINT file of dir and syncs dir and its
-// parent, so that a checkpoint that returned survives a crash.
+// writeManifest writes the CHECKPOINT file of dir, durably, and syncs
+// dir's parent, so that a checkpoint that returned survives a crash: the
+// database file was synced and renamed into dir before.
 func writeManifest(dir string, m manifest) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, manifestFile)
-	if err := os.WriteFile(path+".part", append(data, '\n'), 0o644); err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, manifestFile), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	if err := syncFile(path + ".part"); err != nil {
-		return err
-	}
-	if err := os.Rename(path+".part", path); err != nil {
-		return err
-	}
-	if err := syncFile(dir); err != nil {
-		return err
-	}
-	return syncFile(filepath.Dir(dir))
-}
-
-// syncFile syncs a file or a directory.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return durable.Sync(filepath.Dir(dir))
 }
 
 // readManifest reads and checks the CHECKPOINT file of dir.

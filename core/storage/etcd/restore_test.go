@@ -2,6 +2,7 @@ package etcd_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -70,16 +71,24 @@ func copyDir(t testing.TB, src string) string {
 	return dst
 }
 
-// checkUntouched fails unless the namespace of cfg opens and is empty.
-func checkUntouched(t testing.TB, what string, cfg etcd.Config) {
+// checkRefused restores dir into the empty namespace of cfg and fails
+// unless the restore fails with want and leaves the namespace empty and
+// openable (no restore marker).
+func checkRefused(t testing.TB, cfg etcd.Config, dir string, want error) {
 	t.Helper()
+	if e, err := etcd.Restore(cfg, dir); !errors.Is(err, want) {
+		if err == nil {
+			e.Close()
+		}
+		t.Errorf("Restore = %v, want %v", err, want)
+	}
 	e, err := etcd.Open(cfg)
 	if err != nil {
-		t.Fatalf("%s: the namespace does not open: %v", what, err)
+		t.Fatalf("after the refused restore the namespace does not open: %v", err)
 	}
 	defer e.Close()
 	if rows := allRows(t, e); len(rows) != 0 {
-		t.Errorf("%s: the namespace holds rows of %d families", what, len(rows))
+		t.Errorf("after the refused restore the namespace holds rows of %d families", len(rows))
 	}
 }
 
@@ -123,13 +132,7 @@ func TestRestoreRefusesDamage(t *testing.T) {
 			if err := damage(dir); err != nil {
 				t.Fatal(err)
 			}
-			cfg := etcdtest.Config(t)
-			e, err := etcd.Restore(cfg, dir)
-			if err == nil {
-				e.Close()
-			}
-			wantErr(t, "Restore", err, etcd.ErrBadCheckpoint)
-			checkUntouched(t, "after the refused restore", cfg)
+			checkRefused(t, etcdtest.Config(t), dir, etcd.ErrBadCheckpoint)
 		})
 	}
 }
@@ -155,13 +158,7 @@ func TestRestoreRefusesForeignRows(t *testing.T) {
 			if err := e.Checkpoint(dir); err != nil {
 				t.Fatal(err)
 			}
-			target := etcdtest.Config(t)
-			r, err := etcd.Restore(target, dir)
-			if err == nil {
-				r.Close()
-			}
-			wantErr(t, "Restore", err, etcd.ErrBadCheckpoint)
-			checkUntouched(t, "after the refused restore", target)
+			checkRefused(t, etcdtest.Config(t), dir, etcd.ErrBadCheckpoint)
 		})
 	}
 }
@@ -178,15 +175,9 @@ func TestRestoreValueTooLarge(t *testing.T) {
 	if err := e.Checkpoint(dir); err != nil {
 		t.Fatal(err)
 	}
-	target := etcdtest.Config(t)
-	small := target
+	small := etcdtest.Config(t)
 	small.MaxRequestBytes = 32 * 1024
-	r, err := etcd.Restore(small, dir)
-	if err == nil {
-		r.Close()
-	}
-	wantErr(t, "Restore", err, etcd.ErrValueTooLarge)
-	checkUntouched(t, "after the refused restore", target)
+	checkRefused(t, small, dir, etcd.ErrValueTooLarge)
 }
 
 // TestRestoreTarget restores into a namespace that holds rows (refused,

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"telha.dev/core/storage/etcd/internal/durable"
 )
 
 // Config describes a cluster of etcd members on this machine.
@@ -155,7 +157,7 @@ func createLayout(cfg Config) (layout, error) {
 	if err != nil {
 		return l, err
 	}
-	return l, writeFileAtomic(filepath.Join(cfg.Dir, layoutFile), append(data, '\n'))
+	return l, durable.WriteFile(filepath.Join(cfg.Dir, layoutFile), append(data, '\n'), 0o600)
 }
 
 // choosePorts returns n ports: first, first+1, ... when first is not 0,
@@ -188,36 +190,6 @@ func choosePorts(first, n int) ([]int, error) {
 		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
 	return ports, nil
-}
-
-// writeFileAtomic writes data to path through a synced temporary file, so
-// that path is either absent or whole.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // endpoint returns member i's client address, HOST:PORT.
