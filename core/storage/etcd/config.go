@@ -3,6 +3,7 @@ package etcd
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -56,6 +57,11 @@ const (
 func (cfg Config) withDefaults() (Config, error) {
 	if len(cfg.Endpoints) == 0 {
 		return cfg, errors.New("config: no endpoints")
+	}
+	for i, endpoint := range cfg.Endpoints {
+		if strings.TrimSpace(endpoint) == "" {
+			return cfg, fmt.Errorf("config: endpoint %d is empty", i)
+		}
 	}
 	if err := validNamespace(cfg.Namespace); err != nil {
 		return cfg, fmt.Errorf("config: %w", err)

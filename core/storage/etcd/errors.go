@@ -61,11 +61,14 @@ var (
 
 // classify wraps an error of the etcd client in the engine's sentinel for
 // its cause, with op for context. closed reports whether the engine has
-// been closed, which turns a cancelled call into storage.ErrClosed.
+// been closed: a call that failed once the engine was closed failed because
+// of it (Close cancels calls in flight and closes the connections, which
+// the client reports as cancellations or unavailability), so it reports
+// storage.ErrClosed.
 func classify(op string, err error, closed bool) error {
 	var sentinel error
 	switch code := errorCode(err); {
-	case closed && (errors.Is(err, context.Canceled) || code == codes.Canceled):
+	case closed:
 		sentinel = storage.ErrClosed
 	case errors.Is(err, rpctypes.ErrCompacted):
 		sentinel = ErrCompacted

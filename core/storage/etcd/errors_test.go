@@ -37,6 +37,7 @@ func TestClassify(t *testing.T) {
 		{rpctypes.ErrNoSpace, false, ErrNoSpace},
 		{context.Canceled, true, storage.ErrClosed},
 		{status.Error(codes.Canceled, "grpc: the client connection is closing"), true, storage.ErrClosed},
+		{status.Error(codes.Unavailable, "transport is closing"), true, storage.ErrClosed},
 	}
 	for _, tt := range tests {
 		got := classify("op", tt.err, tt.closed)
