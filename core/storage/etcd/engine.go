@@ -35,9 +35,10 @@ var _ storage.Engine = (*Engine)(nil)
 // limits (etcd's server allows the same).
 const grpcOverhead = 512 * 1024
 
-// keepAlive is how often the client pings an idle connection, and how long
-// it waits for the answer, so that a member that vanished without closing
-// its connections (a partition, a frozen machine) is noticed.
+// keepAliveTime is how often the client pings an idle connection, and
+// keepAliveTimeout how long it waits for the answer, so that a member that
+// vanished without closing its connections (a partition, a frozen machine)
+// is noticed.
 const (
 	keepAliveTime    = 10 * time.Second
 	keepAliveTimeout = 5 * time.Second

@@ -155,20 +155,32 @@ func (e *Engine) writeMeta(op clientv3.Op) error {
 	return nil
 }
 
-// restoreWriter writes rows in transactions as large as the cluster's
-// limits allow.
+// restoreWriter writes rows in transactions of at most restoreTxnOps
+// operations and restoreTxnBytes bytes, or the cluster's limits if lower.
+// A restore need not be one transaction (the marker guards it), and etcd
+// applies requests one at a time: a transaction of thousands of rows holds
+// up every other client, and on a slow disk outlasts the server's own
+// request timeout.
 type restoreWriter struct {
 	e     *Engine
 	ops   []clientv3.Op
 	bytes int // the encoded length of ops
 }
 
+// The largest restore transaction, below the cluster's limits.
+const (
+	restoreTxnOps   = 256
+	restoreTxnBytes = 256 * 1024
+)
+
 // add writes a row checked by checkRow, flushing the rows before it when
 // it would not fit their transaction.
 func (w *restoreWriter) add(cf storage.ColumnFamily, key, value []byte) error {
 	etcdKey := string(w.e.keys.ns) + string(byte(cf)) + string(key)
 	n := opLen(len(etcdKey), len(value), false)
-	if len(w.ops) == w.e.cfg.MaxTxnOps || requestLen(w.bytes+n) > w.e.cfg.MaxRequestBytes {
+	maxOps := min(w.e.cfg.MaxTxnOps, restoreTxnOps)
+	maxBytes := min(w.e.cfg.MaxRequestBytes, max(restoreTxnBytes, requestLen(n)))
+	if len(w.ops) == maxOps || requestLen(w.bytes+n) > maxBytes {
 		if err := w.flush(); err != nil {
 			return err
 		}

@@ -79,6 +79,9 @@ func (c *Cluster) launch(i int) error {
 		<-r.done
 		c.mu.Lock()
 		unexpected := c.members[i] == r
+		if unexpected {
+			c.members[i] = nil // reported here, not again by Stop
+		}
 		c.mu.Unlock()
 		if unexpected {
 			select {
@@ -129,7 +132,8 @@ func (c *Cluster) Limits() (maxTxnOps, maxRequestBytes int) {
 }
 
 // Exits reports the members that exit without Stop or Kill: crashed, or
-// killed from outside.
+// killed from outside. Such a member counts as stopped; Restart starts it
+// again.
 func (c *Cluster) Exits() <-chan error { return c.exits }
 
 // Stop stops every running member cleanly, killing one that does not stop

@@ -39,6 +39,13 @@ type Config struct {
 	MaxTxnOps       int
 	MaxRequestBytes int
 
+	// ElectionTimeout is how long a follower waits without hearing from the
+	// leader before it calls an election; the leader's heartbeat is a tenth
+	// of it. A longer timeout survives a loaded machine without spurious
+	// elections, at the price of a longer outage when the leader dies.
+	// Default DefaultElectionTimeout, etcd's own default.
+	ElectionTimeout time.Duration
+
 	// CompactionRetention is how much history the members keep: every
 	// retention period they compact away the revisions older than it, so
 	// that the store does not grow without bound. A snapshot or a paused
@@ -53,6 +60,7 @@ const (
 	DefaultMembers         = 3
 	DefaultMaxTxnOps       = 4096
 	DefaultMaxRequestBytes = 1536 * 1024
+	DefaultElectionTimeout = time.Second
 )
 
 // host is the address members listen on: the loopback interface only.
@@ -69,6 +77,8 @@ type layout struct {
 	Members         []memberLayout `json:"members"`
 	MaxTxnOps       int            `json:"maxTxnOps"`
 	MaxRequestBytes int            `json:"maxRequestBytes"`
+	// ElectionMs is etcd's --election-timeout.
+	ElectionMs int `json:"electionMs"`
 	// CompactionRetention is etcd's --auto-compaction-retention in
 	// periodic mode, empty for none.
 	CompactionRetention string `json:"compactionRetention,omitempty"`
@@ -94,7 +104,7 @@ func readLayout(dir string) (layout, error) {
 	if err := json.Unmarshal(data, &l); err != nil {
 		return l, fmt.Errorf("%w: %s: %w", ErrLayout, filepath.Join(dir, layoutFile), err)
 	}
-	if len(l.Members) == 0 || l.Token == "" || l.MaxTxnOps <= 0 || l.MaxRequestBytes <= 0 {
+	if len(l.Members) == 0 || l.Token == "" || l.MaxTxnOps <= 0 || l.MaxRequestBytes <= 0 || l.ElectionMs < 10 {
 		return l, fmt.Errorf("%w: %s is incomplete", ErrLayout, filepath.Join(dir, layoutFile))
 	}
 	return l, nil
@@ -120,6 +130,7 @@ func loadOrCreateLayout(cfg Config) (layout, error) {
 		{"port", cfg.Port, l.Members[0].ClientPort},
 		{"max txn ops", cfg.MaxTxnOps, l.MaxTxnOps},
 		{"max request bytes", cfg.MaxRequestBytes, l.MaxRequestBytes},
+		{"election timeout (ms)", int(cfg.ElectionTimeout.Milliseconds()), l.ElectionMs},
 	} {
 		if c.want != 0 && c.want != c.got {
 			return l, fmt.Errorf("%w: the cluster in %s has %s %d, not %d", ErrLayout, cfg.Dir, c.name, c.got, c.want)
@@ -143,6 +154,7 @@ func createLayout(cfg Config) (layout, error) {
 		Token:           "telha-" + hex.EncodeToString(token[:]),
 		MaxTxnOps:       cmp.Or(cfg.MaxTxnOps, DefaultMaxTxnOps),
 		MaxRequestBytes: cmp.Or(cfg.MaxRequestBytes, DefaultMaxRequestBytes),
+		ElectionMs:      int(cmp.Or(cfg.ElectionTimeout, DefaultElectionTimeout).Milliseconds()),
 	}
 	if cfg.CompactionRetention > 0 {
 		l.CompactionRetention = cfg.CompactionRetention.String()

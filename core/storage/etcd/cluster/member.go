@@ -63,6 +63,7 @@ func (l layout) embedConfig(dir string, i int) *embed.Config {
 	cfg.InitialCluster = l.initialCluster()
 	cfg.InitialClusterToken = l.Token
 	cfg.ClusterState = embed.ClusterStateFlagNew // ignored once the data directory exists
+	cfg.ElectionMs, cfg.TickMs = uint(l.ElectionMs), uint(l.ElectionMs/10)
 	cfg.MaxTxnOps = uint(l.MaxTxnOps)
 	cfg.MaxRequestBytes = uint(l.MaxRequestBytes)
 	if l.CompactionRetention != "" {

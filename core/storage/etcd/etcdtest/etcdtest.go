@@ -48,6 +48,15 @@ const (
 // on a loaded machine, where an fsync can take a second.
 const Timeout = 20 * time.Second
 
+// SharedElectionTimeout is the election timeout of the shared cluster,
+// twice etcd's default: under -race on a loaded machine a heartbeat can be
+// late by a second, and a spurious election fails the calls in flight.
+// Nothing kills a member of the shared cluster, so a slower failover costs
+// nothing; a longer timeout would delay the first election, and every test
+// binary pays it once. ProcessCluster, whose tests kill members, keeps
+// etcd's default unless told otherwise.
+const SharedElectionTimeout = 2 * time.Second
+
 // shared is the test binary's cluster.
 var shared struct {
 	once      sync.Once
@@ -93,7 +102,11 @@ func sharedCluster(t testing.TB) *cluster.Cluster {
 		if shared.err != nil {
 			return
 		}
-		shared.cluster, shared.err = cluster.Start(cluster.Config{Dir: shared.dir, Members: Members}, cluster.InProcess())
+		shared.cluster, shared.err = cluster.Start(cluster.Config{
+			Dir:             shared.dir,
+			Members:         Members,
+			ElectionTimeout: SharedElectionTimeout,
+		}, cluster.InProcess())
 	})
 	if shared.err != nil {
 		t.Fatalf("etcdtest: start the shared cluster: %v", shared.err)
