@@ -242,7 +242,7 @@ func BenchmarkWrite(b *testing.B) {
 	b.Run("impl=engine", writeEngine(bs.rocks))
 	b.Run("impl=raw", func(b *testing.B) {
 		keys := make([][]byte, benchRows)
-		for i, m := range batch.Mutations() {
+		for i, m := range batch.All() {
 			keys[i] = m.Key.Bytes()
 		}
 		h := bs.rocks.families[storage.NodeVersions]

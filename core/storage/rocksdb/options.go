@@ -68,7 +68,25 @@ type options struct {
 	scan  *grocksdb.Options // families with prefix filtering only
 }
 
-func newOptions(cfg Config, create bool) (*options, error) {
+// The database options that the C API cannot set. track_and_verify records
+// in the MANIFEST the size of each write-ahead log once it is closed and
+// synced, so that a closed log later cut short, or missing, is reported as
+// corruption instead of being replayed short.
+const trackLogsOption = "track_and_verify_wals_in_manifest="
+
+// headerInfoLog is the highest info log level (HEADER_LEVEL): RocksDB
+// writes to its LOG file only the options it dumps when it opens the store
+// or creates a family, never during operation. The LOG lives on the
+// store's device, and librocksdb 7.8 built with assertions (Debian's)
+// aborts the process when a log file is written after a write to it failed
+// (WritableFileWriter::Append asserts sync_without_flush_called_): on a
+// full device, the LOG failed first and its next message killed the
+// process. The engine reports what the LOG's warnings would have said
+// through its errors. (A level above this one would write nothing at all,
+// but RocksDB then fails to write the store's OPTIONS file.)
+const headerInfoLog = grocksdb.InfoLogLevel(5)
+
+func newOptions(cfg Config, create bool, mode grocksdb.WALRecoveryMode, trackLogs bool) (*options, error) {
 	cacheSize := cfg.BlockCacheSize
 	if cacheSize == 0 {
 		cacheSize = DefaultBlockCacheSize
@@ -80,12 +98,20 @@ func newOptions(cfg Config, create bool) (*options, error) {
 	cache := grocksdb.NewLRUCache(cacheSize)
 	defer cache.Destroy() // the table options keep their own reference
 
-	o := &options{db: grocksdb.NewDefaultOptions()}
-	o.db.SetCreateIfMissing(create)
-	o.db.SetCreateIfMissingColumnFamilies(create)
-	o.db.SetKeepLogFileNum(4) // RocksDB starts a new info LOG at every open
-
+	db := grocksdb.NewDefaultOptions()
+	defer db.Destroy()
+	db.SetCreateIfMissing(create)
+	db.SetCreateIfMissingColumnFamilies(create)
+	db.SetInfoLogLevel(headerInfoLog)
+	db.SetKeepLogFileNum(1) // RocksDB still creates an empty LOG at every open
+	db.SetWALRecoveryMode(mode)
+	db.SetParanoidChecks(true)
+	o := &options{}
 	var err error
+	track := trackLogsOption + strconv.FormatBool(trackLogs)
+	if o.db, err = grocksdb.GetOptionsFromString(db, track); err != nil {
+		return nil, fmt.Errorf("database options %q: %w", track, err)
+	}
 	if o.point, err = familyOptions(cache, memtable, true); err != nil {
 		o.destroy()
 		return nil, err
