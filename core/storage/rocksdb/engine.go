@@ -2,7 +2,6 @@ package rocksdb
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -90,9 +89,13 @@ func (e *Engine) Put(k storage.Key, value []byte) error {
 	if err := m.Check(); err != nil {
 		return fmt.Errorf("put: %w", err)
 	}
-	return e.commit("put "+k.String(), false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
 		return e.db.PutCF(wo, e.families[k.Family()], k.AppendTo(key), value)
 	})
+	if err != nil {
+		return fmt.Errorf("put %s: %w", k, err)
+	}
+	return nil
 }
 
 // Delete removes k under the configured sync policy.
@@ -100,9 +103,13 @@ func (e *Engine) Delete(k storage.Key) error {
 	if !k.Valid() {
 		return fmt.Errorf("delete: %w", storage.ErrInvalidKey)
 	}
-	return e.commit("delete "+k.String(), false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
 		return e.db.DeleteCF(wo, e.families[k.Family()], k.AppendTo(key))
 	})
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", k, err)
+	}
+	return nil
 }
 
 // Write applies b atomically, as one RocksDB write batch, under the
@@ -124,8 +131,7 @@ func (e *Engine) apply(durable bool, b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}
-	op := fmt.Sprintf("write batch of %d", b.Len())
-	return e.commit(op, durable, uint64(b.Len()), func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(durable, uint64(b.Len()), func(wo *grocksdb.WriteOptions, key []byte) error {
 		wb := grocksdb.NewWriteBatch()
 		defer wb.Destroy()
 		for i, m := range b.All() {
@@ -141,6 +147,10 @@ func (e *Engine) apply(durable bool, b *storage.Batch) error {
 		}
 		return e.db.Write(wo, wb)
 	})
+	if err != nil {
+		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+	}
+	return nil
 }
 
 // keyBuffers holds key-sized buffers for the calls that hand a key to
@@ -155,9 +165,9 @@ var keyBuffers = sync.Pool{New: func() any { return new([storage.MaxKeyLen]byte)
 // published before it: every write published before it precedes it in the
 // log, and the sync that acknowledges it covers them all, so the mark never
 // exceeds what is on stable storage (see syncMark).
-func (e *Engine) commit(op string, durable bool, count uint64, do func(*grocksdb.WriteOptions, []byte) error) error {
+func (e *Engine) commit(durable bool, count uint64, do func(*grocksdb.WriteOptions, []byte) error) error {
 	if err := e.enter(nil); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return err
 	}
 	defer e.mu.RUnlock()
 	wo, syncs := e.write, e.syncs
@@ -171,10 +181,7 @@ func (e *Engine) commit(op string, durable bool, count uint64, do func(*grocksdb
 		before = e.db.GetLatestSequenceNumber()
 	}
 	if err := do(wo, buf[:0]); err != nil {
-		if errors.Is(err, storage.ErrInvalidKey) || errors.Is(err, storage.ErrUnknownKind) || errors.Is(err, storage.ErrValueTooLarge) {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		return fmt.Errorf("%s: %w", op, classify(err))
+		return classify(err)
 	}
 	if syncs {
 		e.mark.advance(before + count)
@@ -208,9 +215,13 @@ func (e *Engine) DeleteRange(r storage.ScanRange) error {
 		e.mu.RUnlock()
 		return nil
 	}
-	return e.commit("delete range "+r.String(), false, 1, func(wo *grocksdb.WriteOptions, _ []byte) error {
+	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, _ []byte) error {
 		return e.db.DeleteRangeCF(wo, e.families[r.Family()], lower, upper)
 	})
+	if err != nil {
+		return fmt.Errorf("delete range %s: %w", r, err)
+	}
+	return nil
 }
 
 // Close flushes the memtables to table files, so that a closed store no
@@ -242,7 +253,7 @@ func (e *Engine) Close() error {
 	}
 	clear(e.snapshots)
 	e.live.Unlock()
-	flushErr := e.flush()
+	flushErr := flushAll(e.db, e.handles)
 	// RocksDB requires the family handles to go before the store.
 	for _, h := range e.handles {
 		h.Destroy()
@@ -251,21 +262,21 @@ func (e *Engine) Close() error {
 	e.read.Destroy()
 	e.write.Destroy()
 	e.durable.Destroy()
-	e.mark.close()
+	e.mark.close(e.path, flushErr == nil)
 	if flushErr != nil {
 		return fmt.Errorf("close %s: flush: %w", e.path, classify(flushErr))
 	}
 	return nil
 }
 
-// flush writes every family's memtable to a table file and waits for it.
-// A family with an empty memtable costs nothing.
-func (e *Engine) flush() error {
+// flushAll writes the memtable of every family of db to a table file and
+// waits for it. A family with an empty memtable costs nothing.
+func flushAll(db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHandle) error {
 	opts := grocksdb.NewDefaultFlushOptions()
 	defer opts.Destroy()
 	opts.SetWait(true)
-	for _, h := range e.handles {
-		if err := e.db.FlushCF(h, opts); err != nil {
+	for _, h := range handles {
+		if err := db.FlushCF(h, opts); err != nil {
 			return err
 		}
 	}

@@ -79,8 +79,11 @@ func (e *CorruptError) Is(target error) bool { return target == storage.ErrCorru
 // status names. The C API returns only a message, so this reads the two
 // status texts of RocksDB 7.8 that callers must be able to test for:
 // "Corruption: ..." and an IO error for a full device. Anything else keeps
-// RocksDB's message alone.
+// RocksDB's message alone, and nil stays nil.
 func classify(err error) error {
+	if err == nil {
+		return nil
+	}
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "Corruption: "):

@@ -36,6 +36,13 @@ type Config struct {
 	// all families share; 0 means DefaultBlockCacheSize.
 	BlockCacheSize uint64
 
+	// VerifyKeys makes Open read every key of every family and refuse the
+	// store, with storage.ErrCorrupt naming the row, if one is not a key
+	// the key authority could have built (storage.CheckKeyBytes). It costs
+	// a full scan: meant for opening a checkpoint or a restored copy, so
+	// that a bad row is found there rather than by a later sweep.
+	VerifyKeys bool
+
 	// MemtableSize is the write buffer of each family in bytes; 0 means
 	// DefaultMemtableSize. Each memtable carries a prefix bloom of a tenth
 	// of this size, allocated when the memtable is, so small stores (tests)
@@ -68,11 +75,20 @@ type options struct {
 	scan  *grocksdb.Options // families with prefix filtering only
 }
 
-// The database options that the C API cannot set. track_and_verify records
-// in the MANIFEST the size of each write-ahead log once it is closed and
-// synced, so that a closed log later cut short, or missing, is reported as
-// corruption instead of being replayed short.
-const trackLogsOption = "track_and_verify_wals_in_manifest="
+// dbOptions are the database options that the C API cannot set, set
+// through an options string:
+//
+//   - track_and_verify_wals_in_manifest records in the MANIFEST the size of
+//     each write-ahead log once it is closed and synced, so that a closed
+//     log later cut short, or missing, is reported as corruption instead of
+//     being replayed short (the open log is not tracked: see syncMark);
+//   - avoid_flush_during_recovery keeps recovery from flushing what it
+//     replays and retiring the logs it replayed, so that a store Open
+//     refuses after recovery (see syncMark) still holds its damaged log,
+//     for Repair to read and report from.
+func dbOptions(trackLogs bool) string {
+	return "track_and_verify_wals_in_manifest=" + strconv.FormatBool(trackLogs) + ";avoid_flush_during_recovery=true"
+}
 
 // headerInfoLog is the highest info log level (HEADER_LEVEL): RocksDB
 // writes to its LOG file only the options it dumps when it opens the store
@@ -86,7 +102,7 @@ const trackLogsOption = "track_and_verify_wals_in_manifest="
 // but RocksDB then fails to write the store's OPTIONS file.)
 const headerInfoLog = grocksdb.InfoLogLevel(5)
 
-func newOptions(cfg Config, create bool, mode grocksdb.WALRecoveryMode, trackLogs bool) (*options, error) {
+func newOptions(cfg Config, mode openMode) (*options, error) {
 	cacheSize := cfg.BlockCacheSize
 	if cacheSize == 0 {
 		cacheSize = DefaultBlockCacheSize
@@ -100,17 +116,17 @@ func newOptions(cfg Config, create bool, mode grocksdb.WALRecoveryMode, trackLog
 
 	db := grocksdb.NewDefaultOptions()
 	defer db.Destroy()
-	db.SetCreateIfMissing(create)
-	db.SetCreateIfMissingColumnFamilies(create)
+	db.SetCreateIfMissing(mode.create)
+	db.SetCreateIfMissingColumnFamilies(mode.create || mode.createFamilies)
 	db.SetInfoLogLevel(headerInfoLog)
 	db.SetKeepLogFileNum(1) // RocksDB still creates an empty LOG at every open
-	db.SetWALRecoveryMode(mode)
+	db.SetWALRecoveryMode(mode.recovery)
 	db.SetParanoidChecks(true)
 	o := &options{}
 	var err error
-	track := trackLogsOption + strconv.FormatBool(trackLogs)
-	if o.db, err = grocksdb.GetOptionsFromString(db, track); err != nil {
-		return nil, fmt.Errorf("database options %q: %w", track, err)
+	extra := dbOptions(mode.trackLogs)
+	if o.db, err = grocksdb.GetOptionsFromString(db, extra); err != nil {
+		return nil, fmt.Errorf("database options %q: %w", extra, err)
 	}
 	if o.point, err = familyOptions(cache, memtable, true); err != nil {
 		o.destroy()

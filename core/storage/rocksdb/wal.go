@@ -59,21 +59,38 @@ func unmaskCRC(masked uint32) uint32 {
 
 // walLog is what a scan found in one log file.
 type walLog struct {
-	path    string
-	number  uint64
-	batches int    // whole, valid batches before any damage
-	first   uint64 // sequence number of the first batch; 0 if none
-	next    uint64 // one past the last batch's sequence numbers; 0 if none
+	path   string
+	number uint64
+	// seqs are the first sequence numbers of the whole, valid batches
+	// before any damage, in order; next is one past the last one's
+	// sequence numbers (0 if none).
+	seqs []uint64
+	next uint64
 	// torn is the offset of an incomplete record that ends the file, the
 	// mark of a write cut short by a crash; -1 if the file ends cleanly.
 	torn int64
 	// damage is the first damage that is not a torn tail; nil if none.
-	damage *CorruptError
-	// lost counts the valid batches after the damage (or after a torn
-	// record), which recovery cannot replay: lostNext is one past the
+	// badRecord says it is a record that cannot be read (rather than a gap
+	// or a zeroed stretch), which held a batch.
+	damage    *CorruptError
+	badRecord bool
+	// lostSeqs are the first sequence numbers of the valid batches after
+	// the damage, which recovery does not replay; lostNext is one past the
 	// highest sequence number among them.
-	lost     int
+	lostSeqs []uint64
 	lostNext uint64
+}
+
+// first returns the first sequence number of the log's first batch.
+func (l *walLog) first() uint64 { return l.seqs[0] }
+
+// last returns the last sequence number of the log's batches, valid or
+// lost, or 0 if it has none.
+func (l *walLog) last() uint64 {
+	if n := max(l.next, l.lostNext); n > 0 {
+		return n - 1
+	}
+	return 0
 }
 
 // listLogs returns the write-ahead log files of the store at path, oldest
@@ -125,13 +142,13 @@ func checkLogs(logs []walLog) error {
 		if l.damage != nil {
 			return l.damage
 		}
-		if l.batches == 0 {
+		if len(l.seqs) == 0 {
 			continue
 		}
-		if prev != nil && prev.torn >= 0 && l.first != prev.next {
+		if prev != nil && prev.torn >= 0 && l.first() != prev.next {
 			return &CorruptError{File: prev.path, Offset: prev.torn, Reason: fmt.Sprintf(
 				"the log ends in a torn record, but the next log, %s, starts at sequence %d, not %d: records were lost after sequence %d",
-				filepath.Base(l.path), l.first, prev.next, prev.next-1)}
+				filepath.Base(l.path), l.first(), prev.next, prev.next-1)}
 		}
 		prev = l
 	}
@@ -141,7 +158,7 @@ func checkLogs(logs []walLog) error {
 // lastWithBatches returns the newest log that holds a batch, or nil.
 func lastWithBatches(logs []walLog) *walLog {
 	for i := len(logs) - 1; i >= 0; i-- {
-		if logs[i].batches > 0 {
+		if len(logs[i].seqs) > 0 {
 			return &logs[i]
 		}
 	}
@@ -214,18 +231,18 @@ func (s *walScanner) block(pos int64, b []byte, last bool) {
 			if last {
 				s.tear(at) // a record cut short by the end of the file
 			} else {
-				s.damage(at, fmt.Sprintf("record length %d overruns its block", length))
+				s.damage(at, fmt.Sprintf("record length %d overruns its block", length), true)
 			}
 			return
 		}
 		payload := rest[walHeaderLen : walHeaderLen+length]
 		if crc32.Checksum(rest[6:walHeaderLen+length], walCRC) != unmaskCRC(binary.LittleEndian.Uint32(rest[0:4])) {
 			// RocksDB drops the rest of the block: its length may be wrong.
-			s.damage(at, "checksum mismatch")
+			s.damage(at, "checksum mismatch", true)
 			return
 		}
 		if s.zeroAt >= 0 {
-			s.damage(s.zeroAt, "zeroed bytes before a valid record")
+			s.damage(s.zeroAt, "zeroed bytes before a valid record", false)
 			s.zeroAt = -1
 		}
 		s.record(at, typ, payload)
@@ -238,17 +255,17 @@ func (s *walScanner) record(at int64, typ byte, payload []byte) {
 	switch typ {
 	case walFullType:
 		if s.fragAt >= 0 {
-			s.damage(s.fragAt, "fragmented record without its last part")
+			s.damage(s.fragAt, "fragmented record without its last part", true)
 		}
 		s.batch(at, payload)
 	case walFirstType:
 		if s.fragAt >= 0 {
-			s.damage(s.fragAt, "fragmented record without its last part")
+			s.damage(s.fragAt, "fragmented record without its last part", true)
 		}
 		s.frag, s.fragAt = append(s.frag[:0], payload...), at
 	case walMiddleType, walLastType:
 		if s.fragAt < 0 {
-			s.damage(at, "fragment without its first part")
+			s.damage(at, "fragment without its first part", true)
 			return
 		}
 		s.frag = append(s.frag, payload...)
@@ -260,41 +277,37 @@ func (s *walScanner) record(at int64, typ byte, payload []byte) {
 	default:
 		// Recycled logs (5-8) and compressed logs (9) are options this
 		// engine never sets.
-		s.damage(at, fmt.Sprintf("record type %d, which this engine never writes", typ))
+		s.damage(at, fmt.Sprintf("record type %d, which this engine never writes", typ), true)
 	}
 }
 
 // batch takes the write batch of the logical record at offset at.
 func (s *walScanner) batch(at int64, b []byte) {
 	if len(b) < walBatchHeader {
-		s.damage(at, fmt.Sprintf("write batch of %d bytes", len(b)))
+		s.damage(at, fmt.Sprintf("write batch of %d bytes", len(b)), true)
 		return
 	}
 	seq := binary.LittleEndian.Uint64(b[0:8])
 	next := seq + uint64(binary.LittleEndian.Uint32(b[8:12]))
 	l := s.log
+	if !s.stopped && len(l.seqs) > 0 && seq != l.next {
+		s.damage(at, fmt.Sprintf("batch at sequence %d follows one that ends before %d: records are missing", seq, l.next), false)
+	}
 	if s.stopped {
-		l.lost++
+		l.lostSeqs = append(l.lostSeqs, seq)
 		l.lostNext = max(l.lostNext, next)
 		return
 	}
-	if l.batches > 0 && seq != l.next {
-		s.damage(at, fmt.Sprintf("batch at sequence %d follows one that ends before %d: records are missing", seq, l.next))
-		l.lost++
-		l.lostNext = max(l.lostNext, next)
-		return
-	}
-	if l.batches == 0 {
-		l.first = seq
-	}
-	l.batches++
+	l.seqs = append(l.seqs, seq)
 	l.next = next
 }
 
-// damage records the first damage and stops the log there.
-func (s *walScanner) damage(at int64, reason string) {
+// damage records the first damage and stops the log there; badRecord says
+// the damage is a record that cannot be read.
+func (s *walScanner) damage(at int64, reason string, badRecord bool) {
 	if !s.stopped {
 		s.log.damage = &CorruptError{File: s.log.path, Offset: at, Reason: reason}
+		s.log.badRecord = badRecord
 		s.stopped = true
 	}
 	s.fragAt = -1
