@@ -173,6 +173,9 @@ func (rep *RepairReport) rebuild(cfg Config) error {
 	}
 	defer opts.destroy()
 	if err := grocksdb.RepairDb(cfg.Path, opts.db); err != nil {
+		if isLockError(err) {
+			return fmt.Errorf("repair %s: %w: %v", cfg.Path, ErrLocked, err)
+		}
 		return fmt.Errorf("repair %s: rebuild the MANIFEST: %w", cfg.Path, classify(err))
 	}
 	rep.Rebuilt = true
