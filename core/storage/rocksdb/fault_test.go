@@ -291,11 +291,16 @@ var tableFaults = []fault{
 
 func TestFaultLogDamageAfterCrash(t *testing.T) {
 	t.Parallel()
-	crashed := crashedStore(t)
-	for _, f := range logFaults {
+	runFaults(t, crashedStore(t), logFaults, true)
+}
+
+// runFaults checks each fault on its own copy of the store at path, in
+// parallel (see checkFault).
+func runFaults(t *testing.T, path string, faults []fault, prefix bool) {
+	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			checkFault(t, copyStore(t, crashed), f, true)
+			checkFault(t, copyStore(t, path), f, prefix)
 		})
 	}
 }
@@ -309,29 +314,18 @@ func TestFaultLogDamageAfterClose(t *testing.T) {
 	if log := newest(t, closed, "*.log", 0); fileSize(t, log) != 0 {
 		t.Fatalf("after Close, %s holds %d bytes", log, fileSize(t, log))
 	}
-	for _, f := range []fault{
+	runFaults(t, closed, []fault{
 		{"garbage written into the empty log", func(t *testing.T, p string) {
 			writeAt(t, newest(t, p, "*.log", 0), 0, bytes.Repeat([]byte{0xa5}, 64))
 		}},
 		{"log removed", func(t *testing.T, p string) { remove(t, newest(t, p, "*.log", 0)) }},
 		logFaults[len(logFaults)-1], // the sync mark
-	} {
-		t.Run(f.name, func(t *testing.T) {
-			t.Parallel()
-			checkFault(t, copyStore(t, closed), f, false)
-		})
-	}
+	}, false)
 }
 
 func TestFaultTableDamage(t *testing.T) {
 	t.Parallel()
-	closed := closedStore(t)
-	for _, f := range tableFaults {
-		t.Run(f.name, func(t *testing.T) {
-			t.Parallel()
-			checkFault(t, copyStore(t, closed), f, false)
-		})
-	}
+	runFaults(t, closedStore(t), tableFaults, false)
 }
 
 // checkFault damages the store at path and checks the outcome. prefix says

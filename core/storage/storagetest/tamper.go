@@ -14,12 +14,7 @@ import (
 // snapshot, keys that break a rule of storage.Key.Valid: each must be
 // refused with ErrInvalidKey, and nothing may change.
 func testForgedKeys(t *testing.T, h Harness) {
-	e := open(t, h)
-	fx := newFixture(t, []scope{systemScope, tenantA}, &edgeValues)
-	fx.load(t, e)
-	snap, err := e.Snapshot()
-	must(t, err)
-	defer func() { must(t, snap.Close()) }()
+	e, fx, snap := loadedWithSnapshot(t, h, []scope{systemScope, tenantA})
 	for _, f := range forgedKeys() {
 		if f.key.Valid() {
 			t.Errorf("%s: storage.Key.Valid accepts it", f.name)
@@ -45,12 +40,7 @@ func testForgedKeys(t *testing.T, h Harness) {
 // changed after they were built: each must be refused with
 // ErrInvalidRange, without a row, and nothing may change.
 func testForgedRanges(t *testing.T, h Harness) {
-	e := open(t, h)
-	fx := newFixture(t, allScopes, &edgeValues)
-	fx.load(t, e)
-	snap, err := e.Snapshot()
-	must(t, err)
-	defer func() { must(t, snap.Close()) }()
+	e, fx, snap := loadedWithSnapshot(t, h, allScopes)
 	for _, f := range forgedRanges() {
 		if f.r.Valid() {
 			t.Errorf("%s: storage.ScanRange.Valid accepts it", f.name)
@@ -65,6 +55,18 @@ func testForgedRanges(t *testing.T, h Harness) {
 		}
 	}
 	checkTables(t, "after forged ranges", e, fx.model().tables())
+}
+
+// loadedWithSnapshot opens an engine holding the edge-value fixture of
+// scopes, and a snapshot of it closed when the test ends.
+func loadedWithSnapshot(t *testing.T, h Harness, scopes []scope) (storage.Engine, *fixture, storage.Snapshot) {
+	e := open(t, h)
+	fx := newFixture(t, scopes, &edgeValues)
+	fx.load(t, e)
+	snap, err := e.Snapshot()
+	must(t, err)
+	t.Cleanup(func() { _ = snap.Close() })
+	return e, fx, snap
 }
 
 // testTamperedBatches changes batches after they were built, where Batch's
