@@ -23,6 +23,10 @@ var (
 	// directory.
 	ErrBadPath = errors.New("path cannot hold a store")
 
+	// ErrBadConfig reports a Config that Open will not use, such as a
+	// MemtableSize above MaxMemtableSize.
+	ErrBadConfig = errors.New("bad engine configuration")
+
 	// ErrLocked reports a store that another open engine holds, in this
 	// process or another: RocksDB's LOCK file admits one opener at a time.
 	ErrLocked = errors.New("store locked by another open engine")

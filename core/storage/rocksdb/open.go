@@ -22,8 +22,8 @@ const defaultFamily = "default"
 // Open opens the store at cfg.Path, or creates it when cfg.CreateIfMissing
 // allows. The directory is checked before RocksDB touches it, so that every
 // failure is a typed error and nothing is created or left open: ErrBadPath,
-// ErrNotExist, ErrLocked, ErrNotStore, ErrMissingFamily, ErrUnexpectedFamily,
-// storage.ErrNoSpace. A create that fails part way removes what it made.
+// ErrBadConfig, ErrNotExist, ErrLocked, ErrNotStore, ErrMissingFamily,
+// ErrUnexpectedFamily, storage.ErrNoSpace. A create that fails part way removes what it made.
 //
 // Open refuses a store whose write-ahead log is damaged, rather than
 // recover what precedes the damage and drop the rest: the error is a
@@ -38,6 +38,9 @@ const defaultFamily = "default"
 func Open(cfg Config) (*Engine, error) {
 	if err := checkPath(cfg.Path); err != nil {
 		return nil, fmt.Errorf("open %q: %w", cfg.Path, err)
+	}
+	if cfg.MemtableSize > MaxMemtableSize {
+		return nil, fmt.Errorf("open %s: %w: MemtableSize %d is above MaxMemtableSize %d", cfg.Path, ErrBadConfig, cfg.MemtableSize, uint64(MaxMemtableSize))
 	}
 	_, statErr := os.Stat(cfg.Path)
 	existed := statErr == nil

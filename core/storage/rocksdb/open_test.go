@@ -334,3 +334,21 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenBadConfig refuses a memtable so large that opening would allocate
+// gigabytes of prefix blooms, and creates nothing.
+func TestOpenBadConfig(t *testing.T) {
+	cfg := testConfig(t)
+	for _, size := range []uint64{MaxMemtableSize + 1, 1 << 62, 1<<64 - 1} {
+		cfg.MemtableSize = size
+		if e, err := Open(cfg); !errors.Is(err, ErrBadConfig) {
+			if err == nil {
+				e.Close()
+			}
+			t.Errorf("Open with MemtableSize %d = %v, want ErrBadConfig", size, err)
+		}
+	}
+	if _, err := os.Stat(cfg.Path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused Open left %s: %v", cfg.Path, err)
+	}
+}

@@ -16,6 +16,12 @@ const (
 
 	// DefaultMemtableSize is RocksDB's own default write buffer size.
 	DefaultMemtableSize = 64 << 20
+
+	// MaxMemtableSize is the largest MemtableSize Open accepts. Each of the
+	// 14 families allocates its memtable's prefix bloom, a tenth of it, when
+	// the store opens: larger memtables would allocate gigabytes before the
+	// first write, and RocksDB clips them at 64 GiB without a word.
+	MaxMemtableSize = 1 << 30
 )
 
 // Config says where a store lives and how it writes.
@@ -44,7 +50,8 @@ type Config struct {
 	VerifyKeys bool
 
 	// MemtableSize is the write buffer of each family in bytes; 0 means
-	// DefaultMemtableSize. Each memtable carries a prefix bloom of a tenth
+	// DefaultMemtableSize. Open refuses more than MaxMemtableSize with
+	// ErrBadConfig. Each memtable carries a prefix bloom of a tenth
 	// of this size, allocated when the memtable is, so small stores (tests)
 	// open faster with a smaller value.
 	MemtableSize uint64

@@ -107,7 +107,7 @@ func Repair(path string) (RepairReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("repair %s: %w", path, classifyOS(err))
 	}
-	m.close(path, false)
+	m.close(path, true)
 	e, err := Open(cfg)
 	if err != nil {
 		return rep, fmt.Errorf("repair %s: the repaired store does not open: %w", path, err)
