@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -174,4 +175,37 @@ func BenchmarkValidAtPage100(b *testing.B) {
 			b.Fatalf("%d versions, %v", len(p.Versions), err)
 		}
 	}
+}
+
+// benchEdges numbers the edges BenchmarkAssertEdge writes, across its runs.
+var benchEdges atomic.Int64
+
+// BenchmarkAssertEdge writes new edges between existing nodes, and, as the
+// baseline in the same run, resolves a registered edge type alone: the
+// registration read that every edge write makes since the registry stopped
+// trusting its cache.
+func BenchmarkAssertEdge(b *testing.B) {
+	d := loadBench(b)
+	b.Run("assert edge", func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		b.ReportAllocs()
+		for b.Loop() {
+			f := temporal.EdgeFact{
+				ID: temporaltest.ID(20*d.nodes + int(benchEdges.Add(1))), From: temporaltest.ID(rng.IntN(d.nodes)),
+				To: temporaltest.ID(rng.IntN(d.nodes)), Type: "KNOWS", Valid: always(),
+			}
+			if _, err := d.g.Store().AssertEdge(d.scope, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("resolve registered type", func(b *testing.B) {
+		var batch storage.Batch
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := d.g.EdgeTypes().Resolve(&batch, d.scope, "KNOWS", 1); err != nil || batch.Len() != 0 {
+				b.Fatalf("resolve: %v, %d rows", err, batch.Len())
+			}
+		}
+	})
 }

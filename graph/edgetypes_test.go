@@ -65,20 +65,3 @@ func TestEdgeTypeCollisionFailsLoud(t *testing.T) {
 		}
 	})
 }
-
-func TestDecodeRegistrationRejects(t *testing.T) {
-	for name, b := range map[string][]byte{
-		"empty":       nil,
-		"header only": {1, 'E', 0, 0, 0, 0, 0, 0, 0, 42},
-		"version":     {2, 'E', 0, 0, 0, 0, 0, 0, 0, 42, 'x'},
-		"kind":        {1, 'L', 0, 0, 0, 0, 0, 0, 0, 42, 'x'},
-		"other hash":  {1, 'E', 0, 0, 0, 0, 0, 0, 0, 43, 'x'},
-	} {
-		if _, err := decodeRegistration(b, 42); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if got, err := decodeRegistration([]byte{1, 'E', 0, 0, 0, 0, 0, 0, 0, 42, 'x'}, 42); err != nil || got != "x" {
-		t.Errorf("valid row: %q, %v", got, err)
-	}
-}

@@ -40,16 +40,17 @@ type Options struct {
 	HashEdgeType func(string) storage.EdgeTypeHash
 }
 
-// Graph is a temporal.Store whose edge types are registered in EdgeTypes,
-// with graph queries on top. It is safe for concurrent use.
+// Graph is a temporal.Store whose edge types are registered in a
+// temporal.EdgeTypeRegistry, with graph queries on top. It is safe for
+// concurrent use.
 type Graph struct {
 	store *temporal.Store
-	types *EdgeTypes
+	types *temporal.EdgeTypeRegistry
 }
 
 // Open returns a Graph over e. Write nodes and edges through Store.
 func Open(e storage.Engine, opts Options) *Graph {
-	types := NewEdgeTypes(e, opts.HashEdgeType)
+	types := temporal.NewEdgeTypeRegistry(e, opts.HashEdgeType)
 	store := temporal.Open(e, temporal.Options{Clock: opts.Clock, EdgeTypes: types, Indexers: opts.Indexers})
 	return &Graph{store: store, types: types}
 }
@@ -58,7 +59,7 @@ func Open(e storage.Engine, opts Options) *Graph {
 func (g *Graph) Store() *temporal.Store { return g.store }
 
 // EdgeTypes returns the edge type registry.
-func (g *Graph) EdgeTypes() *EdgeTypes { return g.types }
+func (g *Graph) EdgeTypes() *temporal.EdgeTypeRegistry { return g.types }
 
 // Neighbor is one edge of a node, seen from that node.
 type Neighbor struct {
@@ -72,6 +73,9 @@ type Neighbor struct {
 // known at a.Tx, restricted to the named types when any are given. A type
 // that was never registered matches no edge.
 func (g *Graph) Neighbors(scope storage.TenantScope, node uuid.UUID, dir Direction, a temporal.AsOf, types ...string) ([]Neighbor, error) {
+	if dir.temporal() == nil {
+		return nil, fmt.Errorf("neighbors of %s: direction %d: %w", node, dir, ErrBadDirection)
+	}
 	hashes, any, err := g.typeHashes(scope, types)
 	if err != nil || !any {
 		return nil, err

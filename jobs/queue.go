@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"sync"
 	"time"
@@ -61,8 +62,15 @@ func (q *Queue) Enqueue(payload []byte, o EnqueueOptions) (Job, error) {
 
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	created := storage.TimestampOf(q.store.now())
+	now, err := q.store.now()
+	if err != nil {
+		return Job{}, fmt.Errorf("enqueue in %s: %w", q, err)
+	}
+	created := storage.TimestampOf(now)
 	if created <= q.lastCreated {
+		if q.lastCreated == storage.MaxTimestamp {
+			return Job{}, fmt.Errorf("enqueue in %s: no creation time after %s: %w", q, q.lastCreated, ErrBadClock)
+		}
 		created = q.lastCreated + 1
 	}
 	a := addr{Priority: o.Priority.keyByte(), Created: created, ID: id}
@@ -86,15 +94,23 @@ func (q *Queue) Claim(owner string) (Lease, error) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.store.now()
+	now, err := q.store.now()
+	if err != nil {
+		return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
+	}
 	if err := q.promoteLocked(now); err != nil {
 		return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
 	}
-	for r, err := range q.space.poll(q.store.engine, Queued, q.cursor) {
+	for r, err := range q.rows(Queued, q.cursor) {
 		if err != nil {
 			return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
 		}
 		rec, err := decodeRecord(r.Value)
+		if err == nil && rec.attempts >= rec.maxAttempts {
+			// Written by another program: claiming it would wrap the
+			// attempt counter or exceed the limit.
+			err = fmt.Errorf("queued with %d of %d attempts spent", rec.attempts, rec.maxAttempts)
+		}
 		if err != nil {
 			if err := q.buryLocked(r, err); err != nil {
 				return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
@@ -118,7 +134,10 @@ func (q *Queue) Claim(owner string) (Lease, error) {
 func (q *Queue) Heartbeat(l Lease) (Lease, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.store.now()
+	now, err := q.store.now()
+	if err != nil {
+		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
+	}
 	a, rec, err := q.holdLocked(l, now)
 	if err != nil {
 		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
@@ -134,7 +153,11 @@ func (q *Queue) Heartbeat(l Lease) (Lease, error) {
 func (q *Queue) Complete(l Lease) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	a, rec, err := q.holdLocked(l, q.store.now())
+	now, err := q.store.now()
+	if err != nil {
+		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
+	}
+	a, rec, err := q.holdLocked(l, now)
 	if err != nil {
 		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
 	}
@@ -151,7 +174,10 @@ func (q *Queue) Complete(l Lease) error {
 func (q *Queue) Fail(l Lease, cause error) (Job, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.store.now()
+	now, err := q.store.now()
+	if err != nil {
+		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
+	}
 	a, rec, err := q.holdLocked(l, now)
 	if err != nil {
 		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
@@ -198,7 +224,7 @@ func (q *Queue) List(state State) ([]Job, error) {
 		return nil, fmt.Errorf("list %s: %w: 0x%02x", q, ErrBadState, uint8(state))
 	}
 	var out []Job
-	for r, err := range q.space.poll(q.store.engine, state, nil) {
+	for r, err := range q.rows(state, nil) {
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", q, err)
 		}
@@ -266,7 +292,7 @@ func (q *Queue) promoteLocked(now time.Time) error {
 	}
 	var moves []move
 	next := int64(math.MaxInt64)
-	for r, err := range q.space.poll(q.store.engine, Failed, nil) {
+	for r, err := range q.rows(Failed, nil) {
 		if err != nil {
 			return fmt.Errorf("promote failed jobs: %w", err)
 		}
@@ -310,6 +336,23 @@ func (q *Queue) buryLocked(r row, cause error) error {
 func (q *Queue) queuedLocked(a addr) {
 	if q.cursor != nil && !less(*q.cursor, a) {
 		q.cursor = nil
+	}
+}
+
+// rows yields the rows of state in key order, strictly after *after when
+// after is not nil. It quarantines the rows whose keys do not decode and
+// goes on; any other error ends it.
+func (q *Queue) rows(state State, after *addr) iter.Seq2[row, error] {
+	return func(yield func(row, error) bool) {
+		for r, err := range q.space.poll(q.store.engine, state, after) {
+			if bad := (*BadRow)(nil); errors.As(err, &bad) {
+				q.store.quarantine(bad)
+				continue
+			}
+			if !yield(r, err) || err != nil {
+				return
+			}
+		}
 	}
 }
 

@@ -87,9 +87,13 @@ func (w *writer) deleteEdge(id uuid.UUID, from storage.Timestamp) (storage.Times
 	if last == nil {
 		return 0, fmt.Errorf("delete edge %s: %w", id, ErrUnknownEdge)
 	}
+	tx, err := w.s.clock.Next()
+	if err != nil {
+		return 0, fmt.Errorf("delete edge %s: %w", id, err)
+	}
 	tomb := Version{
 		Kind: storage.IndexEdge, ID: id, Valid: Interval{from, Forever}, TxEnd: Forever, Tombstone: true,
-		From: last.From, To: last.To, Type: last.Type, TxStart: w.s.clock.Next(),
+		From: last.From, To: last.To, Type: last.Type, TxStart: tx,
 	}
-	return tomb.TxStart, w.edge(tomb)
+	return tx, w.edge(tomb)
 }

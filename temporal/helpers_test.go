@@ -52,6 +52,15 @@ func assertEdge(t testing.TB, s *Store, scope storage.TenantScope, id, from, to 
 	return tx
 }
 
+// linkAB asserts nodes A and B and the edge C from A to B of type typ,
+// all valid always.
+func linkAB(t testing.TB, s *Store, scope storage.TenantScope, typ string) {
+	t.Helper()
+	assertNode(t, s, scope, idA, always(), nil)
+	assertNode(t, s, scope, idB, always(), nil)
+	assertEdge(t, s, scope, idC, idA, idB, typ, always())
+}
+
 // nameAt reads the "name" property of node id as of a, or "" for
 // ErrNotFound.
 func nameAt(t testing.TB, s *Store, scope storage.TenantScope, id uuid.UUID, a AsOf) string {

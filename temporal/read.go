@@ -37,7 +37,7 @@ func (s *Store) EdgeHistory(scope storage.TenantScope, id uuid.UUID) ([]Version,
 }
 
 func (s *Store) history(scope storage.TenantScope, kind storage.IndexKind, id uuid.UUID) ([]Version, error) {
-	if err := checkScope(scope); err != nil {
+	if err := s.check(scope); err != nil {
 		return nil, err
 	}
 	vs, err := history(s.engine, scope, kind, id)
@@ -56,7 +56,7 @@ func (s *Store) history(scope storage.TenantScope, kind storage.IndexKind, id uu
 // start Forever, so none is skipped. Among the versions known at a.Tx at
 // most one contains a.Valid; the scan stops at it.
 func (s *Store) asOf(rd storage.Reader, scope storage.TenantScope, kind storage.IndexKind, id uuid.UUID, a AsOf) (Version, error) {
-	if err := checkScope(scope); err != nil {
+	if err := s.check(scope); err != nil {
 		return Version{}, err
 	}
 	var seek storage.Key

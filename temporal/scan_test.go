@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -177,6 +178,58 @@ func TestChangedBetween(t *testing.T) {
 					if got[tx] != k {
 						t.Errorf("[%d, %d] pages of %d: tx %d has %d versions, want %d", c.from, c.to, n, tx, got[tx], k)
 					}
+				}
+			}
+		}
+	})
+}
+
+// TestForeignCursors passes the cursor of every tenant-wide scan to every
+// other one: another kind of scan, the same kind with other parameters, the
+// same scan in another tenant. Each must fail with ErrBadCursor and read
+// nothing; only the scan that made a cursor resumes with it.
+func TestForeignCursors(t *testing.T) {
+	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+		s := openStore(env, Options{})
+		scopes := temporaltest.Scopes(t, 2)
+		for _, scope := range scopes {
+			seedGraph(t, s, scope, 10)
+		}
+		last := s.Clock().Last()
+		type scanCall struct {
+			name string
+			call func(Cursor) (Page, error)
+		}
+		var scans []scanCall
+		for i, scope := range scopes {
+			scans = append(scans,
+				scanCall{fmt.Sprintf("ValidAt(tenant %d, 5, now)", i), func(c Cursor) (Page, error) { return s.ValidAt(scope, Current(5), c, 1) }},
+				scanCall{fmt.Sprintf("ValidAt(tenant %d, 5, %d)", i, last), func(c Cursor) (Page, error) { return s.ValidAt(scope, AsOf{Valid: 5, Tx: last}, c, 1) }},
+				scanCall{fmt.Sprintf("ValidAt(tenant %d, 6, now)", i), func(c Cursor) (Page, error) { return s.ValidAt(scope, Current(6), c, 1) }},
+				scanCall{fmt.Sprintf("ChangedBetween(tenant %d, 0, %d)", i, last), func(c Cursor) (Page, error) { return s.ChangedBetween(scope, 0, last, c, 1) }},
+				scanCall{fmt.Sprintf("ChangedBetween(tenant %d, 1, %d)", i, last), func(c Cursor) (Page, error) { return s.ChangedBetween(scope, 1, last, c, 1) }},
+				scanCall{fmt.Sprintf("ChangedBetween(tenant %d, %d, 0)", i, last), func(c Cursor) (Page, error) { return s.ChangedBetween(scope, last, 0, c, 1) }},
+			)
+		}
+		for _, producer := range scans {
+			first, err := producer.call(Cursor{})
+			if err != nil {
+				t.Fatalf("%s: %v", producer.name, err)
+			}
+			if first.Done {
+				if first.Next != (Cursor{}) {
+					t.Errorf("%s: a done page with a cursor", producer.name)
+				}
+				continue
+			}
+			for _, taker := range scans {
+				p, err := taker.call(first.Next)
+				switch {
+				case taker.name == producer.name && err != nil:
+					t.Errorf("%s resumed with its own cursor: %v", taker.name, err)
+				case taker.name != producer.name && (!errors.Is(err, ErrBadCursor) || len(p.Versions) != 0 || p.Done):
+					t.Errorf("%s resumed with a cursor of %s: %d versions, done %t, %v; want ErrBadCursor",
+						taker.name, producer.name, len(p.Versions), p.Done, err)
 				}
 			}
 		}

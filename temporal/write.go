@@ -66,7 +66,7 @@ func (s *Store) AssertNode(scope storage.TenantScope, f NodeFact) (storage.Times
 // seeding the clock for the tenant, and applies the batch (durably when
 // asked). It returns the transaction time fill returns.
 func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill func(*writer) (storage.Timestamp, error)) (storage.Timestamp, error) {
-	if err := checkScope(scope); err != nil {
+	if err := s.check(scope); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -92,7 +92,10 @@ func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill
 // node writes node version v at a new transaction time, which it returns,
 // and runs the indexers on the node's current version before and after.
 func (w *writer) node(v Version) (storage.Timestamp, error) {
-	v.TxStart = w.s.clock.Next()
+	var err error
+	if v.TxStart, err = w.s.clock.Next(); err != nil {
+		return 0, err
+	}
 	hist, err := history(w.s.engine, w.scope, storage.IndexNode, v.ID)
 	if err != nil {
 		return 0, err
@@ -152,7 +155,10 @@ func (s *Store) AssertEdge(scope storage.TenantScope, f EdgeFact) (storage.Times
 				return 0, err
 			}
 		}
-		v.TxStart = s.clock.Next()
+		var err error
+		if v.TxStart, err = s.clock.Next(); err != nil {
+			return 0, err
+		}
 		return v.TxStart, w.edge(v)
 	})
 }

@@ -28,7 +28,9 @@ func (s *Store) RegisterModel(name string, dimension int, metric Metric, tx stor
 	return models.RegisterModel(s.eng, name, dimension, metric, tx)
 }
 
-// RedefineModel appends a new version of a model from tx on.
+// RedefineModel appends a new version of a model from tx on. It fails with
+// ErrModelInUse if the dimension changes while any tenant holds vectors of
+// the model (see the registry's versioning rule); the metric may change.
 func (s *Store) RedefineModel(name string, dimension int, metric Metric, tx storage.Timestamp) (Model, error) {
 	return models.RedefineModel(s.eng, name, dimension, metric, tx)
 }

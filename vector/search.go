@@ -50,6 +50,9 @@ func (s *Store) Search(scope storage.TenantScope, q Query) ([]Hit, error) {
 	if scope.IsZero() || q.K < 1 {
 		return nil, fmt.Errorf("search %q: k=%d, zero scope=%t: %w", q.Model, q.K, scope.IsZero(), ErrInvalidQuery)
 	}
+	if s.eng == nil {
+		return nil, fmt.Errorf("search %q: %w", q.Model, ErrNoEngine)
+	}
 	// One snapshot for the whole search, so that a filtered search, which
 	// reads each candidate separately, sees one state of the store.
 	snap, err := s.eng.Snapshot()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/models"
 )
 
 // Store reads and writes vectors on one engine. It holds no state of its
@@ -38,15 +39,14 @@ func (at AsOf) visible(validStart, txStart storage.Timestamp) bool {
 // recorded at txStart. The model must be registered at txStart and v must
 // match its dimension.
 func (s *Store) Put(scope storage.TenantScope, node uuid.UUID, model string, validStart, txStart storage.Timestamp, v []float32) error {
-	m, err := s.ModelAsOf(model, txStart)
+	err := models.Pin(s.eng, model, txStart, func(m Model) error {
+		var b storage.Batch
+		if err := Stage(&b, scope, m, node, validStart, txStart, v); err != nil {
+			return err
+		}
+		return s.eng.Write(&b)
+	})
 	if err != nil {
-		return fmt.Errorf("put vector %s: %w", node, err)
-	}
-	var b storage.Batch
-	if err := Stage(&b, scope, m, node, validStart, txStart, v); err != nil {
-		return err
-	}
-	if err := s.eng.Write(&b); err != nil {
 		return fmt.Errorf("put vector %s: %w", node, err)
 	}
 	return nil
@@ -54,10 +54,15 @@ func (s *Store) Put(scope storage.TenantScope, node uuid.UUID, model string, val
 
 // Stage adds the write of v to b, so that a vector lands in the same atomic
 // batch as the node version it belongs to. m is the model as looked up by
-// the caller (one lookup serves a whole bulk load).
+// the caller (one lookup serves a whole bulk load). A caller that writes b
+// later should look m up and write b inside models.Pin, as Put does, so
+// that a redefinition of the model cannot land in between.
 func Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
 	if scope.IsZero() || node == uuid.Nil {
 		return fmt.Errorf("stage vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
+	}
+	if err := m.Check(); err != nil {
+		return fmt.Errorf("stage vector %s: %w", node, err)
 	}
 	if err := checkVector(m, v); err != nil {
 		return fmt.Errorf("stage vector %s: %w", node, err)
@@ -67,16 +72,19 @@ func Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID,
 }
 
 // Delete ends the embedding of node under model from validStart on,
-// recorded at txStart, by writing a tombstone version.
+// recorded at txStart, by writing a tombstone version. The tombstone is
+// written durably: once Delete returns, the vector stays deleted through a
+// crash or a power loss.
 func (s *Store) Delete(scope storage.TenantScope, node uuid.UUID, model string, validStart, txStart storage.Timestamp) error {
-	m, err := s.ModelAsOf(model, txStart)
-	if err != nil {
-		return fmt.Errorf("delete vector %s: %w", node, err)
-	}
 	if scope.IsZero() || node == uuid.Nil {
 		return fmt.Errorf("delete vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
 	}
-	if err := s.eng.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), encodeTombstone()); err != nil {
+	err := models.Pin(s.eng, model, txStart, func(m Model) error {
+		var b storage.Batch
+		b.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), encodeTombstone())
+		return s.eng.WriteDurable(&b)
+	})
+	if err != nil {
 		return fmt.Errorf("delete vector %s: %w", node, err)
 	}
 	return nil

@@ -2,8 +2,10 @@ package vector
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -179,35 +181,132 @@ func TestTenantIsolation(t *testing.T) {
 
 // TestRedefinedModel: a search under a redefined model skips vectors of the
 // old dimension, and a search as of before the redefinition still sees them.
-func TestRedefinedModel(t *testing.T) {
+// TestRedefineModelInUse: a tenant holds vectors of a model; redefining the
+// model's dimension used to break the tenant's Put and kNN at the old
+// dimension and hide its vectors from kNN at the new one. The redefinition
+// is refused instead, and everything keeps working; a metric change is
+// allowed.
+func TestRedefineModelInUse(t *testing.T) {
 	testengine.Each(t, func(t *testing.T, e storage.Engine) {
 		s := New(e)
 		mustRegister(t, s, "m", 2, L2)
-		scope := testengine.Scope(t)
-		old, fresh := uuid.New(), uuid.New()
+		scope, other := testengine.Scope(t), testengine.Scope(t)
+		old := uuid.New()
 		if err := s.Put(scope, old, "m", 1, 10, []float32{1, 1}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RedefineModel("m", 3, L2, 20); err != nil {
+		if _, err := s.RedefineModel("m", 3, L2, 20); !errors.Is(err, ErrModelInUse) {
+			t.Fatalf("redefine the dimension of a model in use: %v", err)
+		}
+		if _, err := s.RedefineModel("m", 2, Dot, 20); err != nil {
+			t.Fatalf("redefine the metric of a model in use: %v", err)
+		}
+		for _, sc := range []storage.TenantScope{scope, other} {
+			if err := s.Put(sc, uuid.New(), "m", 1, 30, []float32{2, 2}); err != nil {
+				t.Fatalf("put after the refused redefinition: %v", err)
+			}
+		}
+		hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{1, 0}, K: 5, At: Latest})
+		if err != nil || len(hits) != 2 {
+			t.Fatalf("search after the refused redefinition = %+v, %v; want both vectors", hits, err)
+		}
+		// A tombstone is a vector row too: the model stays in use.
+		if err := s.Delete(scope, old, "m", 1, 40); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Put(scope, fresh, "m", 1, 30, []float32{1, 1, 1}); err != nil {
+		if _, err := s.RedefineModel("m", 3, Dot, 50); !errors.Is(err, ErrModelInUse) {
+			t.Fatalf("redefine after a delete: %v", err)
+		}
+	})
+}
+
+// TestRedefineRacesWithPut runs writers of a model's first vectors against
+// a redefinition of its dimension: either the redefinition is refused, or
+// no vector of the old dimension was written after it.
+func TestRedefineRacesWithPut(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		for round := range 20 {
+			name := fmt.Sprintf("race-%d", round)
+			mustRegister(t, s, name, 2, L2)
+			scope := testengine.Scope(t)
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					err := s.Put(scope, uuid.New(), name, 1, 100, []float32{1, 1})
+					if err != nil && !errors.Is(err, ErrDimensionMismatch) {
+						t.Error(err)
+					}
+				})
+			}
+			_, redefineErr := s.RedefineModel(name, 3, L2, 50)
+			wg.Wait()
+			if redefineErr != nil {
+				if !errors.Is(redefineErr, ErrModelInUse) {
+					t.Fatal(redefineErr)
+				}
+				continue
+			}
+			hits, err := s.Search(scope, Query{Model: name, Vector: []float32{1, 1, 1}, K: 10, At: Latest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, err := range e.Scan(storage.TenantAll(scope, storage.Vectors)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			if n != len(hits) {
+				t.Fatalf("round %d: %d vectors stored after the redefinition, %d of the new dimension", round, n, len(hits))
+			}
+		}
+	})
+}
+
+// recorder is an engine that records which write methods were called.
+type recorder struct {
+	storage.Engine
+	calls []string
+}
+
+func (r *recorder) Put(k storage.Key, v []byte) error {
+	r.calls = append(r.calls, "Put")
+	return r.Engine.Put(k, v)
+}
+
+func (r *recorder) Write(b *storage.Batch) error {
+	r.calls = append(r.calls, "Write")
+	return r.Engine.Write(b)
+}
+
+func (r *recorder) WriteDurable(b *storage.Batch) error {
+	r.calls = append(r.calls, "WriteDurable")
+	return r.Engine.WriteDurable(b)
+}
+
+// TestDeleteIsDurable: a vector delete is user-visible destruction, so its
+// tombstone is written with WriteDurable, never under the engine's relaxed
+// sync policy.
+func TestDeleteIsDurable(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		rec := &recorder{Engine: e}
+		s := New(rec)
+		mustRegister(t, s, "m", 2, L2)
+		scope, node := testengine.Scope(t), uuid.New()
+		if err := s.Put(scope, node, "m", 1, 10, []float32{1, 1}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Put(scope, uuid.New(), "m", 1, 30, []float32{1, 1}); !errors.Is(err, ErrDimensionMismatch) {
-			t.Errorf("put old dimension after redefinition: err = %v", err)
+		rec.calls = nil
+		if err := s.Delete(scope, node, "m", 5, 20); err != nil {
+			t.Fatal(err)
 		}
-		hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{0, 0, 0}, K: 5, At: Latest})
-		if err != nil || len(hits) != 1 || hits[0].Node != fresh {
-			t.Errorf("search now = %+v, %v; want only the new vector", hits, err)
+		if !slices.Equal(rec.calls, []string{"WriteDurable"}) {
+			t.Fatalf("delete wrote with %v, want one WriteDurable", rec.calls)
 		}
-		hits, err = s.Search(scope, Query{Model: "m", Vector: []float32{0, 0}, K: 5, At: AsOf{Valid: 5, Tx: 15}})
-		if err != nil || len(hits) != 1 || hits[0].Node != old {
-			t.Errorf("search as of tx 15 = %+v, %v; want only the old vector", hits, err)
-		}
-		got, err := s.Get(scope, old, "m", Latest)
-		if err != nil || len(got) != 2 {
-			t.Errorf("get old vector = %v, %v", got, err)
+		if _, err := s.Get(scope, node, "m", Latest); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("get after delete: %v", err)
 		}
 	})
 }

@@ -23,7 +23,7 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 const usage = `usage:
-  telha demo [-data DIR]                  build a three-tenant demo graph in an embedded RocksDB store and query it
+  telha demo [-data DIR] [-force]         build a three-tenant demo graph in an embedded RocksDB store and query it
   telha repair -data DIR                  make a damaged store open again, reporting what was dropped
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`

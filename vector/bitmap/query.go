@@ -14,7 +14,7 @@ import (
 // Equal returns the nodes with label whose property equals v (same kind;
 // floats bitwise), in row-id order. r is the engine or a snapshot of it.
 func (ix *Index) Equal(r storage.Reader, scope storage.TenantScope, label, property string, v temporal.Value) ([]uuid.UUID, error) {
-	if err := checkQuery(scope, label, property); err != nil {
+	if err := checkQuery(r, scope, label, property); err != nil {
 		return nil, err
 	}
 	if v.Kind < temporal.KindString || v.Kind > temporal.KindBytes {
@@ -48,7 +48,7 @@ func (ix *Index) Equal(r storage.Reader, scope storage.TenantScope, label, prope
 // row-id order. lo and hi must both be ints or both floats, and not NaN;
 // only values of that kind match.
 func (ix *Index) Range(r storage.Reader, scope storage.TenantScope, label, property string, lo, hi temporal.Value) ([]uuid.UUID, error) {
-	if err := checkQuery(scope, label, property); err != nil {
+	if err := checkQuery(r, scope, label, property); err != nil {
 		return nil, err
 	}
 	if !numeric(lo.Kind) || lo.Kind != hi.Kind || math.IsNaN(asFloat(lo)) || math.IsNaN(asFloat(hi)) {
@@ -92,7 +92,10 @@ func (ix *Index) Range(r storage.Reader, scope storage.TenantScope, label, prope
 	return ids(r, scope, lh, out)
 }
 
-func checkQuery(scope storage.TenantScope, label, property string) error {
+func checkQuery(r storage.Reader, scope storage.TenantScope, label, property string) error {
+	if r == nil {
+		return fmt.Errorf("query %q.%q: %w", label, property, ErrNoEngine)
+	}
 	if scope.IsZero() || label == "" || property == "" {
 		return fmt.Errorf("query %q.%q in %s: %w", label, property, scope, ErrInvalidQuery)
 	}

@@ -46,6 +46,24 @@ type JobMove struct {
 // nor a To state.
 var ErrBadMove = errors.New("bad job move")
 
+// BadRow is a row of the jobs family whose key does not decode (a wrong
+// length, an unknown state byte, a half-nil scope): no constructor of the
+// key authority writes one, so it comes from damage or from another
+// program. Polls and sweeps yield it as an error and go on, so that one bad
+// row never blocks a queue or the reaper; the caller quarantines it (skips
+// and reports it). Its key cannot address it again, so nothing moves it:
+// an operator inspects it (telha debug decode-key jobs <hex>) and removes
+// it.
+type BadRow struct {
+	Key   []byte // the row's key bytes
+	Cause error  // why the key does not decode
+}
+
+func (b *BadRow) Error() string { return fmt.Sprintf("undecodable jobs row %x: %v", b.Key, b.Cause) }
+
+// Unwrap returns the decoding error.
+func (b *BadRow) Unwrap() error { return b.Cause }
+
 // GetJob returns the value of the system job at addr in state, or an error
 // wrapping storage.ErrNotFound.
 func GetJob(r storage.Reader, state storage.JobState, addr JobAddr) ([]byte, error) {
@@ -62,7 +80,9 @@ func GetJob(r storage.Reader, state storage.JobState, addr JobAddr) ([]byte, err
 // PollJobs yields the system jobs in state in key order (priority byte, then
 // FIFO). With after set, it starts strictly after that address: the cursor
 // of a queue that remembers where its last claim was, so that a claim does
-// not walk over the tombstones of every job claimed before it.
+// not walk over the tombstones of every job claimed before it. A row whose
+// key does not decode is yielded as a *BadRow error and the poll goes on;
+// any other error ends it.
 func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq2[JobRow, error] {
 	return func(yield func(JobRow, error) bool) {
 		if !state.Valid() {
@@ -85,8 +105,10 @@ func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq
 			}
 			p, err := storage.DecodeJob(kv.Key)
 			if err != nil {
-				yield(JobRow{}, fmt.Errorf("poll system jobs in state %s: %w", state, err))
-				return
+				if !yield(JobRow{}, &BadRow{Key: kv.Key, Cause: err}) {
+					return
+				}
+				continue
 			}
 			row := JobRow{State: p.State, JobAddr: JobAddr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value}
 			if !yield(row, nil) {

@@ -309,3 +309,37 @@ func TestRegisterModelConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestRedefineModelInUse: a dimension change is refused while any tenant
+// holds a vector row of the model, whatever the other models and tenants
+// hold; the metric may change.
+func TestRedefineModelInUse(t *testing.T) {
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, m := range []string{"used", "other"} {
+				if _, err := RegisterModel(e, m, 4, MetricL2, 10); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := storage.NewTenantScope(uuid.New(), uuid.New())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Put(storage.VectorKey(s, uuid.New(), storage.ModelIDOf("used"), 1, 20), []byte("a vector")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := RedefineModel(e, "used", 8, MetricL2, 30); !errors.Is(err, ErrModelInUse) {
+				t.Fatalf("redefine a model in use: %v", err)
+			}
+			if _, err := RedefineModel(e, "used", 4, MetricDot, 30); err != nil {
+				t.Fatalf("change the metric of a model in use: %v", err)
+			}
+			if _, err := RedefineModel(e, "other", 8, MetricL2, 30); err != nil {
+				t.Fatalf("redefine a model next to one in use: %v", err)
+			}
+			if m, err := LookupModel(e, "used"); err != nil || m.Dimension != 4 || m.Metric != MetricDot {
+				t.Fatalf("the model in use is now %+v, %v", m, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,143 @@
+package vector
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/models"
+	"telha.dev/vector/internal/testengine"
+)
+
+// storeCalls is every public call of a Store, each reduced to its error.
+func storeCalls(s *Store, scope storage.TenantScope) map[string]func() error {
+	node := uuid.New()
+	return map[string]func() error{
+		"RegisterModel": func() error { _, err := s.RegisterModel("m", 2, L2, 1); return err },
+		"RedefineModel": func() error { _, err := s.RedefineModel("m", 3, L2, 2); return err },
+		"Model":         func() error { _, err := s.Model("m"); return err },
+		"ModelAsOf":     func() error { _, err := s.ModelAsOf("m", 1); return err },
+		"ModelHistory":  func() error { _, err := s.ModelHistory("m"); return err },
+		"Models":        func() error { _, err := s.Models(); return err },
+		"Put":           func() error { return s.Put(scope, node, "m", 1, 10, []float32{1, 2}) },
+		"Delete":        func() error { return s.Delete(scope, node, "m", 1, 10) },
+		"Get":           func() error { _, err := s.Get(scope, node, "m", Latest); return err },
+		"Search": func() error {
+			_, err := s.Search(scope, Query{Model: "m", Vector: []float32{1, 2}, K: 1, At: Latest})
+			return err
+		},
+	}
+}
+
+// TestNoEngine: a Store made over a nil engine, and the zero Store, fail
+// every call with ErrNoEngine instead of panicking.
+func TestNoEngine(t *testing.T) {
+	scope := testengine.Scope(t)
+	for name, s := range map[string]*Store{"New(nil)": New(nil), "zero Store": {}} {
+		for call, do := range storeCalls(s, scope) {
+			if err := do(); !errors.Is(err, ErrNoEngine) {
+				t.Errorf("%s: %s: %v, want ErrNoEngine", name, call, err)
+			}
+		}
+	}
+}
+
+// TestClosedEngine: after Close every call fails with storage.ErrClosed;
+// calls racing with the Close may fail any way but must not panic.
+func TestClosedEngine(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		scope := testengine.Scope(t)
+		calls := storeCalls(s, scope)
+		for _, do := range calls {
+			_ = do()
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range 20 {
+				for _, do := range calls {
+					_ = do()
+				}
+			}
+		}()
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		for call, do := range calls {
+			if err := do(); !errors.Is(err, storage.ErrClosed) {
+				t.Errorf("%s on a closed engine: %v, want ErrClosed", call, err)
+			}
+		}
+	})
+}
+
+// TestStageRefusesForgedModels: Stage takes its model from the caller; a
+// model the registry could not have handed out would store a row that no
+// read decodes, or a vector under another model's id.
+func TestStageRefusesForgedModels(t *testing.T) {
+	scope := testengine.Scope(t)
+	real := Model{Name: "m", ID: storage.ModelIDOf("m"), Dimension: 2, Metric: L2}
+	for name, m := range map[string]Model{
+		"zero model":         {},
+		"dimension 0":        {Name: "m", ID: real.ID, Metric: L2},
+		"huge dimension":     {Name: "m", ID: real.ID, Dimension: models.MaxModelDimension + 1, Metric: L2},
+		"no metric":          {Name: "m", ID: real.ID, Dimension: 2},
+		"another model's id": {Name: "m", ID: storage.ModelIDOf("other"), Dimension: 2, Metric: L2},
+	} {
+		var b storage.Batch
+		v := make([]float32, max(m.Dimension, 0)%1000)
+		if err := Stage(&b, scope, m, uuid.New(), 1, 1, v); !errors.Is(err, models.ErrInvalidModel) || b.Len() != 0 {
+			t.Errorf("%s: %v, %d rows staged; want ErrInvalidModel and none", name, err, b.Len())
+		}
+	}
+	var b storage.Batch
+	if err := Stage(&b, scope, real, uuid.New(), 1, 1, []float32{1, 2}); err != nil || b.Len() != 1 {
+		t.Fatalf("the real model: %v", err)
+	}
+}
+
+// TestHostileVectors: extreme but finite components, a huge K and a huge
+// filter are answered; stored vectors never decode differently.
+func TestHostileVectors(t *testing.T) {
+	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+		s := New(e)
+		mustRegister(t, s, "m", 3, L2)
+		mustRegister(t, s, "c", 3, Cosine)
+		scope := testengine.Scope(t)
+		extreme := [][]float32{
+			{math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32},
+			{-math.MaxFloat32, math.MaxFloat32, 0},
+			{float32(math.Copysign(0, -1)), 0, 1},
+		}
+		ids := make([]uuid.UUID, len(extreme))
+		for i, v := range extreme {
+			ids[i] = uuid.New()
+			for _, model := range []string{"m", "c"} {
+				if err := s.Put(scope, ids[i], model, 1, 10, v); err != nil {
+					t.Fatalf("put %v under %s: %v", v, model, err)
+				}
+				got, err := s.Get(scope, ids[i], model, Latest)
+				if err != nil || math.Float32bits(got[0]) != math.Float32bits(v[0]) {
+					t.Fatalf("read back %v under %s: %v, %v", v, model, got, err)
+				}
+			}
+		}
+		for _, model := range []string{"m", "c"} {
+			hits, err := s.Search(scope, Query{Model: model, Vector: extreme[0], K: math.MaxInt, At: Latest,
+				Filter: &Filter{IDs: append(append([]uuid.UUID{}, ids...), make([]uuid.UUID, 10000)...)}})
+			if err != nil || len(hits) != len(extreme) {
+				t.Fatalf("search %s: %d hits, %v", model, len(hits), err)
+			}
+			for _, h := range hits {
+				if math.IsNaN(h.Distance) {
+					t.Fatalf("search %s: NaN distance for %s", model, h.Node)
+				}
+			}
+		}
+	})
+}
