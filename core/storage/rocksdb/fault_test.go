@@ -25,7 +25,7 @@ import (
 
 // faultBatches is how many durable batches the fault stores hold: enough
 // to fill several 32 KiB log blocks, few enough to stay in the memtables.
-const faultBatches = 300
+const faultBatches = 120
 
 // fillChild writes durable batches 1 to extra, says "done", and waits to
 // be killed: its store is then a crash image, its log holding every batch.
