@@ -93,12 +93,17 @@ func Open(cfg Config) (*Engine, error) {
 }
 
 // checkRecovers opens the store read-only with mode and refuses it if it
-// recovers to less than the sync mark.
+// recovers to less than the sync mark, or if it is damaged. Another error
+// (a file that another process, holding the store, deleted under the
+// read-only open) is left to the read-write open, which names the lock.
 func checkRecovers(cfg Config, mode openMode, logs []walLog, mark uint64) error {
 	mode.readOnly = true
 	ro, err := openStore(cfg, mode)
-	if err != nil {
+	if errors.Is(err, storage.ErrCorrupt) {
 		return err
+	}
+	if err != nil {
+		return nil
 	}
 	latest, orphans := ro.db.GetLatestSequenceNumber(), ro.orphans(cfg.Path)
 	ro.close()

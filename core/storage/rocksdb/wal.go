@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,7 +124,9 @@ func scanLogs(path string) ([]walLog, error) {
 		return nil, fmt.Errorf("list write-ahead logs: %w", err)
 	}
 	for i := range logs {
-		if err := logs[i].scan(); err != nil {
+		// A log that another process, holding the store, retired since
+		// the listing is no longer part of it.
+		if err := logs[i].scan(); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read write-ahead log %s: %w", logs[i].path, err)
 		}
 	}
