@@ -30,9 +30,9 @@ type RepairReport struct {
 	Offset int64
 	// Sequence is the last sequence number of the repaired store.
 	Sequence uint64
-	// Rebuilt says the MANIFEST was damaged and RocksDB's repairer rebuilt
-	// it from the table files; Lost lists the files it set aside in the
-	// store's lost/ directory, whose rows are gone.
+	// Rebuilt says RocksDB's repairer rebuilt the MANIFEST from the table
+	// files; Lost lists the files it set aside in the store's lost/
+	// directory, whose rows are gone.
 	Rebuilt bool
 	Lost    []string
 }
@@ -80,9 +80,7 @@ func Repair(path string) (RepairReport, error) {
 	// Look first, writing nothing: a read-write open would delete the
 	// table files a damaged MANIFEST no longer lists.
 	pitr := openMode{recovery: grocksdb.PointInTimeRecovery, createFamilies: true}
-	if err := rep.check(cfg, pitr, logs, mark); errors.Is(err, ErrLocked) {
-		return rep, err
-	} else if err != nil {
+	if err := rep.check(cfg, pitr, logs, mark); err != nil {
 		rep.noteDamage(err)
 		if err := rep.rebuild(cfg); err != nil {
 			return rep, err
@@ -128,11 +126,8 @@ func (rep *RepairReport) noteDamage(err error) {
 // for another reason (a log cut short) is noted, not rebuilt: its logs
 // hold what is left.
 func (rep *RepairReport) check(cfg Config, mode openMode, logs []walLog, mark uint64) error {
-	mode.readOnly = true
+	mode.readOnly = true // takes no lock: the repairer, which does, reports one
 	ro, err := openStore(cfg, mode)
-	if errors.Is(err, ErrLocked) {
-		return fmt.Errorf("repair: %w", err)
-	}
 	if err != nil {
 		return err
 	}
