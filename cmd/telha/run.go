@@ -26,6 +26,7 @@ const usage = `usage:
   telha demo [-data DIR] [-force]         build a three-tenant demo graph in an embedded RocksDB store and query it
   telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
   telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
+  telha repair -data DIR                  make a damaged store open again, reporting what was dropped
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
@@ -56,6 +57,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return debug(args[1:], stdout)
 	case "demo":
 		return demo(args[1:], stdout)
+	case "repair":
+		return repair(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, usage)
 		return err

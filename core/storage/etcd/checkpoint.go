@@ -38,9 +38,9 @@ const (
 )
 
 // ErrBadCheckpoint reports a directory that is not a whole checkpoint of
-// this engine: a file missing, a manifest of another format, a database
-// whose checksum does not match (truncated or damaged), or a row that is
-// not a Telha key.
+// this engine: a file missing, a manifest of another format, or damage (a
+// database whose checksum does not match, truncated or changed, or a row
+// that is not a Telha key), which also wraps storage.ErrCorrupt.
 var ErrBadCheckpoint = errors.New("not a valid etcd engine checkpoint")
 
 // manifest is the CHECKPOINT file.
@@ -63,6 +63,9 @@ type manifest struct {
 // only when no data arrives for Config.Timeout. The copy opens with
 // Restore.
 func (e *Engine) Checkpoint(dir string) (err error) {
+	if err := e.ready(); err != nil {
+		return fmt.Errorf("etcd engine: checkpoint %s: %w", dir, err)
+	}
 	if err := e.enter(); err != nil {
 		return fmt.Errorf("etcd engine: checkpoint %s: %w", dir, err)
 	}
@@ -203,7 +206,7 @@ func verifySnapshot(r io.Reader) (int64, error) {
 	// A bbolt database is a whole number of pages, so its length is a
 	// multiple of 512, which etcd's own check relies on too.
 	if len(tail) != sha256.Size || n%512 != 0 || !bytes.Equal(h.Sum(nil), tail) {
-		return 0, fmt.Errorf("%w: %s: the database's SHA-256 checksum does not match (truncated or damaged)", ErrBadCheckpoint, snapshotFile)
+		return 0, fmt.Errorf("%w: %w: %s: the database's SHA-256 checksum does not match (truncated or damaged)", ErrBadCheckpoint, storage.ErrCorrupt, snapshotFile)
 	}
 	return n, nil
 }

@@ -36,7 +36,8 @@ type Config struct {
 	// MaxRequestBytes is the cluster's request size limit (etcd's
 	// --max-request-bytes). A batch whose request is larger fails with
 	// ErrBatchTooLarge, a value that cannot fit any request with
-	// ErrValueTooLarge. Default DefaultMaxRequestBytes, etcd's own default.
+	// storage.ErrValueTooLarge. Default DefaultMaxRequestBytes, etcd's own
+	// default.
 	MaxRequestBytes int
 
 	// PageSize is the number of rows a scan reads per request. Default

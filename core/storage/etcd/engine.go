@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -111,6 +113,15 @@ func (e *Engine) classify(op string, err error) error {
 	return classify(op, err, e.closed.Load())
 }
 
+// ready returns storage.ErrNotOpen for an engine that was never opened: a
+// nil pointer, or a zero Engine. Every method calls it first.
+func (e *Engine) ready() error {
+	if e == nil || e.client == nil {
+		return storage.ErrNotOpen
+	}
+	return nil
+}
+
 // enter returns storage.ErrClosed once the engine is closed.
 func (e *Engine) enter() error {
 	if e.closed.Load() {
@@ -121,22 +132,25 @@ func (e *Engine) enter() error {
 
 // Put stores value at k, as a transaction of one mutation.
 func (e *Engine) Put(k storage.Key, value []byte) error {
-	return e.apply("put", []storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: value}})
+	return e.apply("put", slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: value}}))
 }
 
 // Delete removes k.
 func (e *Engine) Delete(k storage.Key) error {
-	return e.apply("delete", []storage.Mutation{{Kind: storage.MutationDelete, Key: k}})
+	return e.apply("delete", slices.All([]storage.Mutation{{Kind: storage.MutationDelete, Key: k}}))
 }
 
 // Write applies b atomically, as one etcd transaction. Every write of the
 // engine is durable on a quorum of members (each has synced it to its
 // write-ahead log) before it returns.
 func (e *Engine) Write(b *storage.Batch) error {
+	if err := e.ready(); err != nil {
+		return fmt.Errorf("etcd engine: write batch: %w", err)
+	}
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("etcd engine: write batch: %w", err)
 	}
-	return e.apply("write batch", b.Mutations())
+	return e.apply("write batch", b.All())
 }
 
 // WriteDurable is Write: every write is already durable on a quorum.
@@ -144,7 +158,10 @@ func (e *Engine) WriteDurable(b *storage.Batch) error { return e.Write(b) }
 
 // apply checks muts against the cluster's limits and commits them as one
 // transaction. A refused batch applies nothing.
-func (e *Engine) apply(op string, muts []storage.Mutation) error {
+func (e *Engine) apply(op string, muts iter.Seq2[int, storage.Mutation]) error {
+	if err := e.ready(); err != nil {
+		return fmt.Errorf("etcd engine: %s: %w", op, err)
+	}
 	ops, err := e.txnOps(muts)
 	if err != nil {
 		return fmt.Errorf("etcd engine: %s: %w", op, err)
@@ -166,6 +183,9 @@ func (e *Engine) apply(op string, muts []storage.Mutation) error {
 // DeleteRange removes every key of r with one range deletion, a single
 // atomic request whatever the number of keys.
 func (e *Engine) DeleteRange(r storage.ScanRange) error {
+	if err := e.ready(); err != nil {
+		return fmt.Errorf("etcd engine: delete range: %w", err)
+	}
 	if !r.Valid() {
 		return fmt.Errorf("etcd engine: delete range: %w", storage.ErrInvalidRange)
 	}
@@ -188,6 +208,9 @@ func (e *Engine) DeleteRange(r storage.ScanRange) error {
 // storage.ErrClosed, open snapshots read ErrClosed. Later calls, Close
 // included, return storage.ErrClosed.
 func (e *Engine) Close() error {
+	if err := e.ready(); err != nil {
+		return fmt.Errorf("etcd engine: close: %w", err)
+	}
 	if e.closed.Swap(true) {
 		return fmt.Errorf("etcd engine: close: %w", storage.ErrClosed)
 	}

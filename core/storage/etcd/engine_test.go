@@ -38,11 +38,11 @@ func TestLimits(t *testing.T) {
 	if err := e.Put(longest, largest); err != nil {
 		t.Fatalf("Put of a value of MaxValueLen: %v", err)
 	}
-	wantErr(t, "Put of a value of MaxValueLen+1", e.Put(longest, append(largest, 1)), etcd.ErrValueTooLarge)
+	wantErr(t, "Put of a value of MaxValueLen+1", e.Put(longest, append(largest, 1)), storage.ErrValueTooLarge)
 	var b storage.Batch
 	b.Put(nodeKey(s, uuid.New(), 0), []byte("small"))
 	b.Put(longest, append(largest, 1))
-	wantErr(t, "Write of a batch holding a value of MaxValueLen+1", e.Write(&b), etcd.ErrValueTooLarge)
+	wantErr(t, "Write of a batch holding a value of MaxValueLen+1", e.Write(&b), storage.ErrValueTooLarge)
 	if v, err := e.Get(longest); err != nil || !bytes.Equal(v, largest) {
 		t.Fatalf("after the refused writes: Get = %d bytes, %v; want the value of MaxValueLen", len(v), err)
 	}

@@ -14,8 +14,13 @@ import (
 
 // Errors of the etcd engine. Each is wrapped with the operation and the
 // cluster's own error; test with errors.Is. The engine also returns the
-// storage package's ErrInvalidKey, ErrInvalidRange, ErrNotFound and
-// ErrClosed, as every engine does.
+// storage package's errors, as every engine does: ErrInvalidKey,
+// ErrInvalidRange, ErrUnknownKind, ErrNilBatch, ErrNotFound, ErrClosed,
+// ErrNotOpen; ErrValueTooLarge for a value over the cluster's request size
+// limit (far below storage.MaxValueLen: see Engine.MaxValueLen); and
+// ErrNoSpace when the cluster refuses writes because its storage quota is
+// exhausted (etcd's NOSPACE alarm; reads still work, and an operator must
+// compact, defragment and disarm the alarm).
 var (
 	// ErrUnavailable reports a call that got no answer from a quorum within
 	// Config.Timeout: a majority of members is down or unreachable, or no
@@ -35,16 +40,6 @@ var (
 	// (Config.MaxRequestBytes). Nothing of it is applied: a batch is one
 	// transaction and is never split. Write fewer mutations per batch.
 	ErrBatchTooLarge = errors.New("batch exceeds the cluster's transaction limits")
-
-	// ErrValueTooLarge reports a value that cannot fit in one request
-	// whatever the batch around it (see Engine.MaxValueLen). Nothing is
-	// applied.
-	ErrValueTooLarge = errors.New("value exceeds the cluster's request size limit")
-
-	// ErrNoSpace reports a cluster that refuses writes because its storage
-	// quota is exhausted (etcd's NOSPACE alarm). Reads still work; an
-	// operator must compact, defragment and disarm the alarm.
-	ErrNoSpace = errors.New("etcd cluster storage quota exhausted")
 
 	// ErrRestoreIncomplete reports a namespace whose Restore did not finish:
 	// it holds part of a checkpoint. Open refuses it; run Restore again.
@@ -78,7 +73,7 @@ func classify(op string, err error, closed bool) error {
 		// message over its size limit.
 		sentinel = ErrBatchTooLarge
 	case errors.Is(err, rpctypes.ErrNoSpace):
-		sentinel = ErrNoSpace
+		sentinel = storage.ErrNoSpace
 	case errors.Is(err, context.DeadlineExceeded), code == codes.DeadlineExceeded, code == codes.Unavailable,
 		errors.Is(err, rpctypes.ErrTooManyRequests):
 		sentinel = ErrUnavailable

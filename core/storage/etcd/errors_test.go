@@ -34,7 +34,7 @@ func TestClassify(t *testing.T) {
 		{rpctypes.ErrTooManyOps, false, ErrBatchTooLarge},
 		{rpctypes.ErrRequestTooLarge, false, ErrBatchTooLarge},
 		{status.Error(codes.ResourceExhausted, "grpc: trying to send message larger than max"), false, ErrBatchTooLarge},
-		{rpctypes.ErrNoSpace, false, ErrNoSpace},
+		{rpctypes.ErrNoSpace, false, storage.ErrNoSpace},
 		{context.Canceled, true, storage.ErrClosed},
 		{status.Error(codes.Canceled, "grpc: the client connection is closing"), true, storage.ErrClosed},
 		{status.Error(codes.Unavailable, "transport is closing"), true, storage.ErrClosed},
@@ -47,7 +47,7 @@ func TestClassify(t *testing.T) {
 	}
 	// A cancellation while the engine is open is not a closed engine; an
 	// error the engine has no sentinel for keeps only its own.
-	sentinels := []error{ErrUnavailable, ErrCompacted, ErrBatchTooLarge, ErrValueTooLarge, ErrNoSpace, storage.ErrClosed}
+	sentinels := []error{ErrUnavailable, ErrCompacted, ErrBatchTooLarge, storage.ErrValueTooLarge, storage.ErrNoSpace, storage.ErrClosed}
 	for _, err := range []error{context.Canceled, rpctypes.ErrPermissionDenied, errors.New("other")} {
 		got := classify("op", err, false)
 		for _, s := range sentinels {

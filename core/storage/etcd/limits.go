@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"fmt"
+	"iter"
 	"math/bits"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -53,22 +54,21 @@ func opLen(keyLen, valueLen int, remove bool) int {
 func requestLen(opsLen int) int { return raftHeaderLen + fieldLen(opsLen, false) }
 
 // txnOps turns mutations into the operations of one transaction, checking
-// keys and the cluster's limits. Several mutations of one key collapse into
-// the last, as in every engine: etcd refuses a transaction that touches a
-// key twice.
-func (e *Engine) txnOps(muts []storage.Mutation) ([]clientv3.Op, error) {
-	keys := make([]string, len(muts))
-	last := make(map[string]int, len(muts))
-	for i := range muts {
-		m := &muts[i]
-		if !m.Key.Valid() {
-			return nil, fmt.Errorf("mutation %d: %w", i, storage.ErrInvalidKey)
+// each mutation again (Mutation.Check: a batch may have been changed after
+// it was built) and the cluster's limits. Several mutations of one key
+// collapse into the last, as in every engine: etcd refuses a transaction
+// that touches a key twice.
+func (e *Engine) txnOps(all iter.Seq2[int, storage.Mutation]) ([]clientv3.Op, error) {
+	var muts []storage.Mutation
+	var keys []string
+	last := make(map[string]int)
+	for i, m := range all {
+		if err := m.Check(); err != nil {
+			return nil, fmt.Errorf("mutation %d: %w", i, err)
 		}
-		if m.Kind != storage.MutationPut && m.Kind != storage.MutationDelete {
-			return nil, fmt.Errorf("mutation %d: mutation %w %d", i, storage.ErrUnknownKind, m.Kind)
-		}
-		keys[i] = e.keys.key(&m.Key)
-		last[keys[i]] = i
+		k := e.keys.key(&m.Key)
+		last[k] = len(muts)
+		muts, keys = append(muts, m), append(keys, k)
 	}
 	ops := make([]clientv3.Op, 0, len(last))
 	total := 0
@@ -80,7 +80,7 @@ func (e *Engine) txnOps(muts []storage.Mutation) ([]clientv3.Op, error) {
 		n := opLen(len(keys[i]), len(m.Value), m.Kind == storage.MutationDelete)
 		if requestLen(n) > e.cfg.MaxRequestBytes {
 			return nil, fmt.Errorf("mutation %d: %d-byte value of %s: %w (at most %d bytes)",
-				i, len(m.Value), m.Key, ErrValueTooLarge, e.MaxValueLen(m.Key))
+				i, len(m.Value), m.Key, storage.ErrValueTooLarge, e.MaxValueLen(m.Key))
 		}
 		total += n
 		if m.Kind == storage.MutationDelete {

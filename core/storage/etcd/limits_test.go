@@ -3,6 +3,7 @@ package etcd
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -73,11 +74,11 @@ func TestMaxValueLen(t *testing.T) {
 				if requestLen(opLen(keyLen, n, false)) > limit || requestLen(opLen(keyLen, n+1, false)) <= limit {
 					t.Errorf("limit %d, namespace %q, %s: MaxValueLen %d is not the boundary", limit, ns, k.Family(), n)
 				}
-				if _, err := e.txnOps([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n)}}); err != nil {
+				if _, err := e.txnOps(slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n)}})); err != nil {
 					t.Errorf("limit %d: a value of MaxValueLen refused: %v", limit, err)
 				}
-				_, err := e.txnOps([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n+1)}})
-				if !errors.Is(err, ErrValueTooLarge) {
+				_, err := e.txnOps(slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n+1)}}))
+				if !errors.Is(err, storage.ErrValueTooLarge) {
 					t.Errorf("limit %d: a value of MaxValueLen+1: %v, want ErrValueTooLarge", limit, err)
 				}
 			}
@@ -114,14 +115,14 @@ func TestTxnOps(t *testing.T) {
 		{"three keys, repeated", []storage.Mutation{put(1, "a"), put(2, "b"), del(3), put(1, "x"), del(2)}, 3, nil},
 		{"four keys", []storage.Mutation{put(1, "a"), put(2, "b"), del(3), del(4)}, 0, ErrBatchTooLarge},
 		{"each fits, together too large", []storage.Mutation{put(1, string(make([]byte, 150))), put(2, string(make([]byte, 150)))}, 0, ErrBatchTooLarge},
-		{"one value too large", []storage.Mutation{put(1, "a"), put(2, string(make([]byte, 400)))}, 0, ErrValueTooLarge},
+		{"one value too large", []storage.Mutation{put(1, "a"), put(2, string(make([]byte, 400)))}, 0, storage.ErrValueTooLarge},
 		{"a large value overwritten by a small one", []storage.Mutation{put(1, string(make([]byte, 400))), put(1, "a")}, 1, nil},
 		{"zero key", []storage.Mutation{put(1, "a"), {Kind: storage.MutationPut}}, 0, storage.ErrInvalidKey},
 		{"unknown kind", []storage.Mutation{{Kind: 9, Key: key(1)}}, 0, storage.ErrUnknownKind},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ops, err := e.txnOps(tt.muts)
+			ops, err := e.txnOps(slices.All(tt.muts))
 			if !errors.Is(err, tt.wantErr) || len(ops) != tt.wantOps {
 				t.Errorf("txnOps = %d ops, %v; want %d ops, %v", len(ops), err, tt.wantOps, tt.wantErr)
 			}

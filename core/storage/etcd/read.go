@@ -41,6 +41,9 @@ func revisionOf(s *Snapshot) int64 {
 // get is Get as of snapshot s when not nil. An absent key returns the bare
 // storage.ErrNotFound, as every engine does on this hot path.
 func (e *Engine) get(s *Snapshot, k storage.Key) ([]byte, error) {
+	if err := e.ready(); err != nil {
+		return nil, fmt.Errorf("etcd engine: get: %w", err)
+	}
 	if !k.Valid() {
 		return nil, fmt.Errorf("etcd engine: get: %w", storage.ErrInvalidKey)
 	}
@@ -68,6 +71,10 @@ func (e *Engine) get(s *Snapshot, k storage.Key) ([]byte, error) {
 // open, so that Close ends it with storage.ErrClosed at its next row.
 func (e *Engine) scan(s *Snapshot, r storage.ScanRange) iter.Seq2[storage.KV, error] {
 	return func(yield func(storage.KV, error) bool) {
+		if err := e.ready(); err != nil {
+			yield(storage.KV{}, fmt.Errorf("etcd engine: scan: %w", err))
+			return
+		}
 		if !r.Valid() {
 			yield(storage.KV{}, fmt.Errorf("etcd engine: scan: %w", storage.ErrInvalidRange))
 			return

@@ -31,9 +31,10 @@ import (
 // clears such a namespace and starts over.
 //
 // Every row is checked before any is written: a damaged checkpoint, or one
-// holding a row that is not a Telha key, fails with ErrBadCheckpoint, and
-// one holding a value too large for the target cluster's limits with
-// ErrValueTooLarge, leaving the namespace as it was.
+// holding a row that is not a Telha key, fails with ErrBadCheckpoint (and
+// storage.ErrCorrupt for damage), and one holding a value too large for the
+// target cluster's limits with storage.ErrValueTooLarge, leaving the
+// namespace as it was.
 func Restore(cfg Config, dir string) (*Engine, error) {
 	m, err := readManifest(dir)
 	if err != nil {
@@ -112,10 +113,10 @@ func (e *Engine) restore(db string, src keyspace) error {
 // large for the engine's cluster.
 func (e *Engine) checkRow(cf storage.ColumnFamily, key, value []byte) error {
 	if _, err := storage.Decode(cf, key); err != nil {
-		return fmt.Errorf("%w: %s row %x: %w", ErrBadCheckpoint, cf, key, err)
+		return fmt.Errorf("%w: %w: %s row %x: %w", ErrBadCheckpoint, storage.ErrCorrupt, cf, key, err)
 	}
 	if requestLen(opLen(len(e.keys.ns)+1+len(key), len(value), false)) > e.cfg.MaxRequestBytes {
-		return fmt.Errorf("%s row %x: %d-byte value: %w", cf, key, len(value), ErrValueTooLarge)
+		return fmt.Errorf("%s row %x: %d-byte value: %w", cf, key, len(value), storage.ErrValueTooLarge)
 	}
 	return nil
 }

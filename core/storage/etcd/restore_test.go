@@ -177,7 +177,7 @@ func TestRestoreValueTooLarge(t *testing.T) {
 	}
 	small := etcdtest.Config(t)
 	small.MaxRequestBytes = 32 * 1024
-	checkRefused(t, small, dir, etcd.ErrValueTooLarge)
+	checkRefused(t, small, dir, storage.ErrValueTooLarge)
 }
 
 // TestRestoreTarget restores into a namespace that holds rows (refused,

@@ -25,6 +25,9 @@ var _ storage.Snapshot = (*Snapshot)(nil)
 // Snapshot returns a view of the engine as of now: the revision of a
 // linearizable read, so it holds every write acknowledged before the call.
 func (e *Engine) Snapshot() (storage.Snapshot, error) {
+	if err := e.ready(); err != nil {
+		return nil, fmt.Errorf("etcd engine: snapshot: %w", err)
+	}
 	if err := e.enter(); err != nil {
 		return nil, fmt.Errorf("etcd engine: snapshot: %w", err)
 	}
@@ -35,20 +38,41 @@ func (e *Engine) Snapshot() (storage.Snapshot, error) {
 	return &Snapshot{e: e, rev: rev}, nil
 }
 
-// Revision returns the cluster revision the snapshot reads.
-func (s *Snapshot) Revision() int64 { return s.rev }
+// Revision returns the cluster revision the snapshot reads, 0 for a
+// snapshot that was never opened.
+func (s *Snapshot) Revision() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.rev
+}
+
+// engine returns the snapshot's engine, or nil for a snapshot that was
+// never opened (a nil pointer, or a zero Snapshot), whose calls then
+// return storage.ErrNotOpen.
+func (s *Snapshot) engine() *Engine {
+	if s == nil {
+		return nil
+	}
+	return s.e
+}
 
 // Get returns the value stored at k as of the snapshot, or
 // storage.ErrNotFound.
-func (s *Snapshot) Get(k storage.Key) ([]byte, error) { return s.e.get(s, k) }
+func (s *Snapshot) Get(k storage.Key) ([]byte, error) { return s.engine().get(s, k) }
 
 // Scan yields the rows of r as of the snapshot, in ascending key order.
-func (s *Snapshot) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] { return s.e.scan(s, r) }
+func (s *Snapshot) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] {
+	return s.engine().scan(s, r)
+}
 
 // Close releases the snapshot; its scans in progress end with
 // storage.ErrClosed at their next row. Later calls, Close included, return
 // storage.ErrClosed.
 func (s *Snapshot) Close() error {
+	if err := s.engine().ready(); err != nil {
+		return fmt.Errorf("etcd snapshot: close: %w", err)
+	}
 	if s.closed.Swap(true) {
 		return fmt.Errorf("etcd snapshot: close: %w", storage.ErrClosed)
 	}
