@@ -92,12 +92,17 @@ func TestClusterUsage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(damaged, "cluster.json"), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	foreign := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name       string
 		args       []string
 		wantStderr string
 	}{
 		{"no data directory", []string{"cluster"}, "-data is required"},
+		{"a directory of other files", []string{"cluster", "-data", foreign}, "not a cluster directory"},
 		{"extra argument", []string{"cluster", "-data", even, "x"}, `unexpected argument "x"`},
 		{"unknown flag", []string{"cluster", "-x"}, "flag provided but not defined: -x"},
 		{"even members", []string{"cluster", "-data", even, "-members", "2"}, "2 members"},

@@ -18,8 +18,14 @@ import (
 // machine's disk) and etcd (a three-member cluster on loopback, in this
 // process, sharing its cores):
 //
-//	cd core/storage/etcd && go test -run '^$' -bench Engines -benchtime 2s -count 3 . > engines.txt
+//	cd core/storage/etcd
+//	go test -run '^$' -bench 'Engines/.*/op=(Get|Scan)' -benchtime 1s -count 6 . > engines.txt
+//	go test -run '^$' -bench 'Engines/.*/op=Write' -benchtime 300x -count 6 . >> engines.txt
 //	benchstat -col /engine engines.txt
+//
+// Writes run a fixed number of batches: MemoryEngine copies a family on
+// every write, so under a time budget its run would grow until each batch
+// copies hundreds of thousands of rows.
 //
 // Get reads one present key; Scan reads benchRows rows of one node; Write
 // commits batches of one row or of benchRows rows with WriteDurable

@@ -90,16 +90,21 @@ type memberLayout struct {
 	PeerPort   int    `json:"peerPort"`
 }
 
-// ErrLayout reports a cluster directory whose layout file is unreadable or
-// disagrees with the Config.
+// ErrLayout reports a cluster directory that cannot be used: its layout
+// file is unreadable or disagrees with the Config, or it holds files but no
+// layout (it is not a cluster, and Start writes nothing into it).
 var ErrLayout = errors.New("cluster layout")
 
-// readLayout reads the layout of the cluster in dir.
+// readLayout reads the layout of the cluster in dir. A missing layout file
+// is fs.ErrNotExist.
 func readLayout(dir string) (layout, error) {
 	var l layout
 	data, err := os.ReadFile(filepath.Join(dir, layoutFile))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return l, err
+	}
+	if err != nil {
+		return l, fmt.Errorf("%w: %w", ErrLayout, err)
 	}
 	if err := json.Unmarshal(data, &l); err != nil {
 		return l, fmt.Errorf("%w: %s: %w", ErrLayout, filepath.Join(dir, layoutFile), err)
@@ -111,9 +116,9 @@ func readLayout(dir string) (layout, error) {
 }
 
 // loadOrCreateLayout returns the layout of the cluster in cfg.Dir, creating
-// the directory and the layout when there is none. An existing layout must
-// agree with the members, port and limits cfg asks for, where cfg sets
-// them.
+// the directory and the layout when the directory is missing or empty. An
+// existing layout must agree with the members, port and limits cfg asks
+// for, where cfg sets them.
 func loadOrCreateLayout(cfg Config) (layout, error) {
 	l, err := readLayout(cfg.Dir)
 	switch {
@@ -140,6 +145,11 @@ func loadOrCreateLayout(cfg Config) (layout, error) {
 }
 
 func createLayout(cfg Config) (layout, error) {
+	if entries, err := os.ReadDir(cfg.Dir); len(entries) > 0 {
+		return layout{}, fmt.Errorf("%w: %s holds files but no %s: not a cluster directory", ErrLayout, cfg.Dir, layoutFile)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return layout{}, fmt.Errorf("%w: %w", ErrLayout, err)
+	}
 	n := cmp.Or(cfg.Members, DefaultMembers)
 	if n < 1 || n%2 == 0 || n > 7 {
 		return layout{}, fmt.Errorf("%w: %d members; a cluster has 1, 3, 5 or 7", ErrLayout, n)
@@ -163,7 +173,7 @@ func createLayout(cfg Config) (layout, error) {
 		l.Members = append(l.Members, memberLayout{Name: fmt.Sprintf("member-%d", i), ClientPort: ports[2*i], PeerPort: ports[2*i+1]})
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
-		return l, err
+		return l, fmt.Errorf("%w: %w", ErrLayout, err)
 	}
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {

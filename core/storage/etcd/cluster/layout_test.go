@@ -43,6 +43,26 @@ func TestLayout(t *testing.T) {
 			t.Errorf("%s: %v, want ErrLayout", name, err)
 		}
 	}
+	foreign := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, cfg := range map[string]Config{
+		"a directory of other files": {Dir: foreign},
+		"a file":                     {Dir: file},
+		"a path under a file":        {Dir: filepath.Join(file, "cluster")},
+	} {
+		if _, err := loadOrCreateLayout(cfg); !errors.Is(err, ErrLayout) {
+			t.Errorf("%s: %v, want ErrLayout", name, err)
+		}
+	}
+	if entries, _ := os.ReadDir(foreign); len(entries) != 1 {
+		t.Errorf("a refused directory of other files holds %d entries, want its 1", len(entries))
+	}
 	for name, content := range map[string]string{
 		"not JSON":            "{",
 		"no members":          `{"token":"t","members":[],"maxTxnOps":1,"maxRequestBytes":1}`,
