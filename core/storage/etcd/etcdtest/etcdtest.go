@@ -3,19 +3,29 @@
 // stopped when the tests end, and a fresh namespace of it per engine, so
 // that tests are isolated from each other and cost no cluster start.
 //
-// A test binary that uses it calls Main from TestMain (or Run, from a
-// TestMain that has more to do):
+// It adds the kind "etcd" to the engine matrix of storagetest
+// (storagetest.EachEngine) of every test binary that imports it, so a
+// module's tests run on etcd too with one blank import beside the TestMain
+// the matrix asks for:
+//
+//	import _ "telha.dev/core/storage/etcd/etcdtest"
+//
+//	func TestMain(m *testing.M) { os.Exit(storagetest.RunMain(m)) }
+//
+// A test binary that uses the package directly calls Main from TestMain
+// (or Run, from a TestMain that has more to do):
 //
 //	func TestMain(m *testing.M) { etcdtest.Main(m) }
 //
 // and then, in any test, etcdtest.Engine(t) returns an empty engine that is
 // closed and wiped when the test ends. ProcessCluster starts a cluster of
-// its own whose members are child processes (this test binary, run again),
-// for tests that kill members.
+// its own whose members are child processes (this test binary, run again
+// through Main), for tests that kill members.
 package etcdtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,8 +37,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"telha.dev/core/storage"
 	"telha.dev/core/storage/etcd"
 	"telha.dev/core/storage/etcd/cluster"
+	"telha.dev/core/storage/storagetest"
 )
 
 // memberEnv marks a run of the test binary as an etcd member.
@@ -82,16 +94,40 @@ func Run(m *testing.M) int {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if shared.cluster != nil {
-		if err := shared.cluster.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "etcdtest: stop the shared cluster: %v\n", err)
-			code = max(code, 1)
-		}
-	}
-	if shared.dir != "" {
-		os.RemoveAll(shared.dir)
+	if err := stopShared(); err != nil {
+		fmt.Fprintf(os.Stderr, "etcdtest: %v\n", err)
+		code = max(code, 1)
 	}
 	return code
+}
+
+func init() {
+	storagetest.Register(storagetest.EngineKind{
+		Name:    "etcd",
+		Durable: true,
+		NewStore: func(t testing.TB) func() (storage.Engine, error) {
+			cfg := Config(t)
+			return func() (storage.Engine, error) { return etcd.Open(cfg) }
+		},
+		Stop: stopShared,
+	})
+}
+
+// stopShared stops the shared cluster, if it was started, and removes its
+// directory.
+func stopShared() error {
+	var err error
+	if shared.cluster != nil {
+		if err = shared.cluster.Stop(); err != nil {
+			err = fmt.Errorf("stop the shared cluster: %w", err)
+		}
+		shared.cluster = nil
+	}
+	if shared.dir != "" {
+		err = errors.Join(err, os.RemoveAll(shared.dir))
+		shared.dir = ""
+	}
+	return err
 }
 
 // sharedCluster starts the shared cluster on first use, in this process.
