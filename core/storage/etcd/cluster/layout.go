@@ -109,6 +109,9 @@ func readLayout(dir string) (layout, error) {
 	if err := json.Unmarshal(data, &l); err != nil {
 		return l, fmt.Errorf("%w: %s: %w", ErrLayout, filepath.Join(dir, layoutFile), err)
 	}
+	if l.ElectionMs == 0 {
+		l.ElectionMs = int(DefaultElectionTimeout.Milliseconds()) // a layout from before the setting
+	}
 	if len(l.Members) == 0 || l.Token == "" || l.MaxTxnOps <= 0 || l.MaxRequestBytes <= 0 || l.ElectionMs < 10 {
 		return l, fmt.Errorf("%w: %s is incomplete", ErrLayout, filepath.Join(dir, layoutFile))
 	}

@@ -64,10 +64,10 @@ func TestLayout(t *testing.T) {
 		t.Errorf("a refused directory of other files holds %d entries, want its 1", len(entries))
 	}
 	for name, content := range map[string]string{
-		"not JSON":            "{",
-		"no members":          `{"token":"t","members":[],"maxTxnOps":1,"maxRequestBytes":1}`,
-		"no token":            `{"members":[{"name":"m","clientPort":1,"peerPort":2}],"maxTxnOps":1,"maxRequestBytes":1,"electionMs":1000}`,
-		"no election timeout": `{"token":"t","members":[{"name":"m","clientPort":1,"peerPort":2}],"maxTxnOps":1,"maxRequestBytes":1}`,
+		"not JSON":                   "{",
+		"no members":                 `{"token":"t","members":[],"maxTxnOps":1,"maxRequestBytes":1}`,
+		"no token":                   `{"members":[{"name":"m","clientPort":1,"peerPort":2}],"maxTxnOps":1,"maxRequestBytes":1,"electionMs":1000}`,
+		"election timeout too short": `{"token":"t","members":[{"name":"m","clientPort":1,"peerPort":2}],"maxTxnOps":1,"maxRequestBytes":1,"electionMs":5}`,
 	} {
 		damaged := t.TempDir()
 		if err := os.WriteFile(filepath.Join(damaged, layoutFile), []byte(content), 0o600); err != nil {
