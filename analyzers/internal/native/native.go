@@ -125,13 +125,19 @@ var sourceExts = []string{
 	".s", ".S", ".sx", ".f", ".F", ".for", ".f90", ".swig", ".swigcxx", ".syso",
 }
 
-// SourceFiles returns the non-Go source files of the package: those the
-// driver lists, and those in the package's directory, which a driver
-// leaves out for a package that uses cgo (go vet hands over only the Go
-// files that cgo generates).
+// SourceFiles returns the non-Go source files in the package's
+// directories: those the driver lists, and those it leaves out for a
+// package that uses cgo (go vet hands over only what cgo generates from
+// them, in a build directory, which is not the package's source).
 func SourceFiles(pass *analysis.Pass) []string {
-	files := slices.Clone(pass.OtherFiles)
-	for _, dir := range Dirs(pass) {
+	dirs := Dirs(pass)
+	var files []string
+	for _, name := range pass.OtherFiles {
+		if slices.Contains(dirs, filepath.Dir(name)) {
+			files = append(files, name)
+		}
+	}
+	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -146,14 +152,14 @@ func SourceFiles(pass *analysis.Pass) []string {
 	return slices.Compact(files)
 }
 
-// Dirs returns the directories of the package's source files: those of
-// the files the driver parsed, and for a file that cgo generated from one,
-// that of the original, read from the //line directive that cgo writes
-// first, not from later ones that the source may hold. The files cgo
-// generates for the package as a whole live in build directories and are
-// left out.
-func Dirs(pass *analysis.Pass) []string {
-	var dirs []string
+// SourceGoFiles returns the names of the Go files of the package as its
+// author wrote them: the files the driver parsed, and for a file that cgo
+// generated from one, the original, read from the //line directive that
+// cgo writes first, not from later ones that the source may hold. The
+// files cgo generates for the package as a whole live in build
+// directories and are left out.
+func SourceGoFiles(pass *analysis.Pass) []string {
+	var names []string
 	for _, f := range pass.Files {
 		tf := pass.Fset.File(f.FileStart)
 		if tf == nil || IsCgoSupport(f) {
@@ -167,6 +173,15 @@ func Dirs(pass *analysis.Pass) []string {
 			}
 			name = orig
 		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// Dirs returns the directories of the package's source files.
+func Dirs(pass *analysis.Pass) []string {
+	var dirs []string
+	for _, name := range SourceGoFiles(pass) {
 		dirs = append(dirs, filepath.Dir(name))
 	}
 	slices.Sort(dirs)
