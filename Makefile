@@ -93,13 +93,13 @@ fuzz: deps
 ## proxy (tools/golangci, outside go.work). A cold build takes minutes.
 golangci: $(GOLANGCI_LINT)
 $(GOLANGCI_LINT): tools/golangci/main.go tools/golangci/go.mod tools/golangci/go.sum analyzers/go.mod analyzers/go.sum \
-		$(shell find analyzers -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*')
+		analyzers/authority/authority.conf $(shell find analyzers -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*')
 	cd tools/golangci && GOWORK=off $(GO) build -o $(GOLANGCI_LINT) .
 
-## lint: the custom golangci-lint on every module, and proof on the fixture
-## that the plugin reports every Telha rule.
-lint: $(GOLANGCI_LINT)
-	tools/golangci/lint.sh $(GOLANGCI_LINT)
+## lint: the custom golangci-lint on every module, and proof on the two
+## fixtures that the plugin reports exactly what telhavet reports.
+lint: $(GOLANGCI_LINT) telhavet
+	tools/golangci/lint.sh $(GOLANGCI_LINT) $(TELHAVET)
 
 ## docs: regenerate docs/key-layout.md from the code.
 docs:

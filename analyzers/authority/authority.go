@@ -11,6 +11,7 @@ package authority
 
 import (
 	_ "embed"
+	"go/types"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -103,10 +104,9 @@ func (c *Config) Contains(p Package) bool {
 	return false
 }
 
-// InTree reports whether a symbol's package, known only by its import path
-// (as a //go:linkname directive or an assembly file names it), lies in a
-// tree of the authority. Where the package itself is at hand, Contains
-// decides.
+// InTree reports whether a symbol's package, known only by its import
+// path (as a //go:linkname directive names it), lies in a tree of the
+// authority. Where the package itself is at hand, Contains decides.
 func (c *Config) InTree(importPath string) bool {
 	for _, t := range c.Trees {
 		if rel, ok := Below(importPath, t.Root()); ok && !ignoredDir(rel) {
@@ -127,6 +127,29 @@ func (c *Config) MayReach(importPath string) bool {
 		}
 	}
 	return c.IsBinding(importPath)
+}
+
+// Reaches reports whether pkg or a package it imports, directly or not,
+// has an import path that match accepts. For a package loaded from export
+// data, the imports are those whose types its API shows, which is what
+// matters to a rule that looks for types.
+func Reaches(pkg *types.Package, match func(importPath string) bool) bool {
+	seen := map[*types.Package]bool{pkg: true}
+	stack := []*types.Package{pkg}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if match(p.Path()) {
+			return true
+		}
+		for _, imp := range p.Imports() {
+			if !seen[imp] {
+				seen[imp] = true
+				stack = append(stack, imp)
+			}
+		}
+	}
+	return false
 }
 
 // IsBinding reports whether the package with this import path is a raw

@@ -25,7 +25,7 @@ func run(p *rule.Pass) {
 	})
 	if rawBytes != nil {
 		refs.Check(p, rawBytes)
-		refs.CheckInterfaces(p, rawBytes, rawBytes.Methods())
+		refs.CheckInterfaces(p, rawBytes, rawBytes.Funcs())
 	}
 	opaque := p.Marks.Select(func(d marks.Directive) bool {
 		return d.Verb == marks.Opaque

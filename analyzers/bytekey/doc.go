@@ -42,10 +42,12 @@
 //     with such a type, to a function that passes it on to reflect or
 //     unsafe, as a generic helper does: learned as a fact about the
 //     function, in any package outside the standard library;
-//   - a //go:linkname directive or an assembly symbol that names a
-//     declaration of the authority, and a function declared without a
-//     body (implemented in assembly or by //go:linkname) whose signature
-//     holds a type of the authority.
+//   - a //go:linkname directive that names a declaration of the
+//     authority, and a function declared without a body (implemented in
+//     assembly or by //go:linkname) whose signature holds a type of the
+//     authority: Go assembly cannot name a symbol of the authority (an
+//     import path with a dot), so it reaches the authority only through
+//     such a declaration.
 //
 // The zero value of an opaque type (var k storage.Key) is allowed: engines
 // reject it. The standard library's own reflection (fmt.Println(key),

@@ -5,12 +5,10 @@ import (
 	"telha.dev/analyzers/internal/rule"
 )
 
-// runNative reports the //go:linkname directives and assembly symbols
-// that reach into the authority: they bypass both its exported API and
-// the type system.
+// runNative reports the //go:linkname directives that reach into the
+// authority: they bypass both its exported API and the type system.
 func runNative(p *rule.Pass) {
-	links := append(native.Linknames(p.TypesInfo, p.Files), native.AsmLinks(p.Pass, native.SourceFiles(p.Pass))...)
-	for _, link := range links {
+	for _, link := range native.Linknames(p.TypesInfo, p.Files) {
 		if p.Config.InTree(link.Pkg) {
 			p.ReportRangef(rule.At(link.Pos), "%s reaches into the key authority from outside it; %s", link.What(), advice)
 		}

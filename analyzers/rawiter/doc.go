@@ -27,8 +27,9 @@
 //     the binding is never imported;
 //   - every instantiation of a generic function or type whose constraint is
 //     satisfied by methods of a binding type;
-//   - a //go:linkname directive or an assembly symbol that names a
-//     declaration of a binding;
+//   - a //go:linkname directive that names a declaration of a binding
+//     (Go assembly cannot name one: its symbols cannot spell an import path
+//     with a dot);
 //   - cgo that reaches an engine's C library: a preamble line that mentions
 //     it (#include <rocksdb/c.h>, #cgo LDFLAGS: -lrocksdb, C code calling
 //     rocksdb_open), a Go use of a C name that contains it

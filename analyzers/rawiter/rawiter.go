@@ -44,11 +44,10 @@ func run(p *rule.Pass) {
 
 // runNative reports what reaches a binding outside the type system.
 func runNative(p *rule.Pass) {
-	sources := native.SourceFiles(p.Pass)
-	for _, link := range append(native.Linknames(p.TypesInfo, p.Files), native.AsmLinks(p.Pass, sources)...) {
+	for _, link := range native.Linknames(p.TypesInfo, p.Files) {
 		if p.Config.IsBinding(link.Pkg) {
 			p.Reportf(rule.At(link.Pos), advice, "%s reaches into raw engine binding %s", link.What(), link.Pkg)
 		}
 	}
-	checkCgo(p, sources)
+	checkCgo(p, native.SourceFiles(p.Pass))
 }

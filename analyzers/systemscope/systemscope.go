@@ -25,7 +25,7 @@ func run(p *rule.Pass) {
 		return
 	}
 	refs.Check(p, restricted)
-	refs.CheckInterfaces(p, restricted, restricted.Methods())
+	refs.CheckInterfaces(p, restricted, restricted.Funcs())
 }
 
 // checkFacades reports the imports of facades that do not admit the

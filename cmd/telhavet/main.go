@@ -31,6 +31,7 @@
 // Flags of the direct mode:
 //
 //	-json        print the findings as JSON on standard output
+//	-sarif       print the findings as SARIF 2.1.0 on standard output
 //	-telha-only  run the Telha rules only
 //	-test=false  leave out the findings in test files
 //	-c=N         display the offending line with N lines of context
@@ -87,10 +88,10 @@ func unitMode(args []string) bool {
 
 // options are the flags of the direct mode.
 type options struct {
-	json, telhaOnly, tests bool
-	context                int
-	patterns               []string
-	analyzerFlags          []string // -NAME.FLAG=value settings for the vet tool
+	json, sarif, telhaOnly, tests bool
+	context                       int
+	patterns                      []string
+	analyzerFlags                 []string // -NAME.FLAG=value settings for the vet tool
 }
 
 // parseFlags parses the direct mode's command line.
@@ -98,6 +99,7 @@ func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("telhavet", flag.ContinueOnError)
 	o := new(options)
 	fs.BoolVar(&o.json, "json", false, "print the findings as JSON on standard output")
+	fs.BoolVar(&o.sarif, "sarif", false, "print the findings as SARIF 2.1.0 on standard output")
 	fs.BoolVar(&o.telhaOnly, "telha-only", false, "run only the Telha rules")
 	fs.BoolVar(&o.tests, "test", true, "report findings in test files too")
 	fs.IntVar(&o.context, "c", -1, "display the offending line with this many lines of context")
@@ -114,6 +116,10 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if o.json && o.sarif {
+		fmt.Fprintln(fs.Output(), "-json and -sarif exclude each other")
+		return nil, errors.New("-json and -sarif")
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if strings.Contains(f.Name, ".") {
@@ -137,21 +143,19 @@ func run(args []string) int {
 	if err != nil {
 		return 2
 	}
-	res, err := analyze(o)
+	res, root, err := analyze(o)
 	if err != nil {
 		log.Print(err)
 		return 1
 	}
-	exit := 0
-	for _, msg := range res.failed {
-		log.Print(msg)
-		exit = 1
-	}
+	var failures []string
+	failures = append(failures, res.failed...)
 	for _, e := range res.errors {
-		log.Printf("%s: %s failed: %s", e.Package, e.Analyzer, e.Err)
-		exit = 1
+		failures = append(failures, fmt.Sprintf("%s: %s failed: %s", e.Package, e.Analyzer, e.Err))
 	}
-	for _, f := range res.neverAnalyzed {
+	failures = append(failures, res.neverAnalyzed...)
+	exit := 0
+	for _, f := range failures {
 		log.Print(f)
 		exit = 1
 	}
@@ -160,9 +164,12 @@ func run(args []string) int {
 		diags = withoutTests(diags)
 	}
 	sortDiagnostics(diags)
-	if o.json {
+	switch {
+	case o.json:
 		err = printJSON(os.Stdout, diags, res.errors)
-	} else {
+	case o.sarif:
+		err = printSARIF(os.Stdout, root, diags, bundle(), failures)
+	default:
 		err = printText(os.Stderr, diags, o.context)
 	}
 	if err != nil {
@@ -177,34 +184,35 @@ func run(args []string) int {
 
 // analyze runs go vet over the packages of o in every build configuration
 // of the workspace, and over the workspace packages that analyzed code
-// imports, until every file is analyzed or no configuration is left.
-func analyze(o *options) (*results, error) {
+// imports, until every file is analyzed or no configuration is left. It
+// returns the results and the workspace root.
+func analyze(o *options) (*results, string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	tool, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ws, err := findWorkspace(dir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := ws.audit(authority.Default); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	patterns, err := ws.expandPatterns(dir, o.patterns)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	builds, err := readBuilds(ws.root)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	files, err := ws.sourceFiles(dir, patterns)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 
 	flags := []string{"-" + inventory.Name + ".report"}
@@ -227,7 +235,7 @@ func analyze(o *options) (*results, error) {
 			if pass > 0 || i > 0 {
 				pkgs, err = ws.nextPackages(dir, b, res, files, tried)
 				if err != nil {
-					return nil, err
+					return nil, "", err
 				}
 			}
 			if len(pkgs) == 0 {
@@ -235,7 +243,7 @@ func analyze(o *options) (*results, error) {
 			}
 			r := vetRun{tool: tool, dir: dir, build: b, flags: passFlags(flags, pass), pkgs: pkgs}
 			if err := r.run(res); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			for _, p := range pkgs {
 				tried[p] = true
@@ -250,7 +258,7 @@ func analyze(o *options) (*results, error) {
 		res.neverAnalyzed = append(res.neverAnalyzed, fmt.Sprintf(
 			"%s: never analyzed (%s): add a build configuration that includes it to %s", f, hint, buildsFile))
 	}
-	return res, nil
+	return res, ws.root, nil
 }
 
 // passFlags returns the vet tool flags of a pass of the driver over one
@@ -265,6 +273,15 @@ func passFlags(flags []string, pass int) []string {
 		return flags
 	}
 	return append(slices.Clip(flags), fmt.Sprintf("-%s.pass=%d", inventory.Name, pass))
+}
+
+// telhaRules returns the names of the Telha rules.
+func telhaRules() []string {
+	var names []string
+	for _, a := range suite.Analyzers {
+		names = append(names, a.Name)
+	}
+	return names
 }
 
 // withoutTests drops the findings in test files and external test packages.

@@ -14,14 +14,16 @@ import (
 // sortDiagnostics sorts the findings by file, line, column, analyzer and
 // message.
 func sortDiagnostics(diags []diagnostic) {
-	slices.SortFunc(diags, func(a, b diagnostic) int {
-		return cmp.Or(
-			cmp.Compare(a.file, b.file),
-			cmp.Compare(a.line, b.line),
-			cmp.Compare(a.col, b.col),
-			cmp.Compare(a.Analyzer, b.Analyzer),
-			cmp.Compare(a.Message, b.Message))
-	})
+	slices.SortFunc(diags, compareDiagnostics)
+}
+
+func compareDiagnostics(a, b diagnostic) int {
+	return cmp.Or(
+		cmp.Compare(a.file, b.file),
+		cmp.Compare(a.line, b.line),
+		cmp.Compare(a.col, b.col),
+		cmp.Compare(a.Analyzer, b.Analyzer),
+		cmp.Compare(a.Message, b.Message))
 }
 
 // printText writes one line per finding, "file:line:col: analyzer:

@@ -22,6 +22,7 @@ package flow
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"reflect"
 	"slices"
@@ -29,6 +30,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
+
+	"telha.dev/analyzers/authority"
 )
 
 // A Sink is a place where values or types reach reflect or unsafe.
@@ -142,22 +145,7 @@ func run(pass *analysis.Pass) (any, error) {
 // mayFlow reports whether pkg imports reflect or unsafe, directly or not:
 // otherwise nothing in it reaches a sink.
 func mayFlow(pkg *types.Package) bool {
-	seen := map[*types.Package]bool{pkg: true}
-	stack := []*types.Package{pkg}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if p.Path() == "reflect" || p.Path() == "unsafe" {
-			return true
-		}
-		for _, imp := range p.Imports() {
-			if !seen[imp] {
-				seen[imp] = true
-				stack = append(stack, imp)
-			}
-		}
-	}
-	return false
+	return authority.Reaches(pkg, func(path string) bool { return path == "reflect" || path == "unsafe" })
 }
 
 type analyzer struct {
@@ -364,7 +352,7 @@ func (f *function) resolve(e ast.Expr, seen map[*types.Var]bool, out []ast.Expr)
 		return out
 	}
 	seen[v] = true
-	if i, ok := f.params[v]; ok {
+	if i, ok := f.params[v]; ok && mayHold(v.Type()) {
 		f.reached = append(f.reached, i)
 	}
 	for _, def := range f.defs[v] {
@@ -401,47 +389,69 @@ func parts(info *types.Info, e ast.Expr) []ast.Expr {
 }
 
 // strip returns the expression whose value e carries: through
-// parentheses, address-of, dereference, indexing, slicing, type
-// assertions and conversions to interfaces.
+// parentheses, address-of, dereference, slicing, type assertions and
+// conversions to interfaces, and, for a value of interface type, through
+// the field, element or channel it was read from to the variable that
+// holds it, whose every part collectDefs records. A value of a concrete
+// type is what its type says, wherever it comes from.
 func strip(info *types.Info, e ast.Expr) ast.Expr {
 	for {
+		next := e
 		switch x := e.(type) {
 		case *ast.ParenExpr:
-			e = x.X
+			next = x.X
 		case *ast.StarExpr:
-			e = x.X
+			next = x.X
 		case *ast.UnaryExpr:
-			if x.Op.String() != "&" {
-				return e
+			if x.Op == token.AND || x.Op == token.ARROW && types.IsInterface(info.TypeOf(x)) {
+				next = x.X
 			}
-			e = x.X
+		case *ast.SelectorExpr:
+			if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal && types.IsInterface(info.TypeOf(x)) {
+				next = x.X
+			}
 		case *ast.IndexExpr:
-			if _, ok := info.Instances[funcIdent(x.X)]; ok {
-				return e
+			if _, ok := info.Instances[funcIdent(x.X)]; !ok && types.IsInterface(info.TypeOf(x)) {
+				next = x.X
 			}
-			e = x.X
 		case *ast.SliceExpr:
-			e = x.X
+			next = x.X
 		case *ast.TypeAssertExpr:
-			e = x.X
+			next = x.X
 		case *ast.CallExpr:
-			tv := info.Types[x.Fun]
-			if !tv.IsType() || len(x.Args) != 1 || !types.IsInterface(tv.Type) {
-				return e
+			if tv := info.Types[x.Fun]; tv.IsType() && len(x.Args) == 1 && types.IsInterface(tv.Type) {
+				next = x.Args[0]
 			}
-			e = x.Args[0]
-		default:
+		}
+		if next == e {
 			return e
 		}
+		e = next
 	}
 }
 
+// mayHold reports whether a value of type t may hold a value of a type
+// other than the basic types: only such a value can bring a type of the
+// authority to a sink.
+func mayHold(t types.Type) bool {
+	switch t := t.Underlying().(type) {
+	case *types.Basic:
+		return false
+	case *types.Slice:
+		return mayHold(t.Elem())
+	case *types.Array:
+		return mayHold(t.Elem())
+	}
+	return true
+}
+
 // collectDefs records, for the variables declared or assigned in root,
-// the expressions they are set to: by assignment, declaration, range, and
-// type switch.
+// the expressions they are set to: by assignment (also to one of their
+// fields or elements), declaration, send, range, type switch, and as the
+// parameters of a function literal.
 func collectDefs(info *types.Info, root ast.Node, defs map[*types.Var][]ast.Expr) {
 	add := func(lhs ast.Expr, rhs ast.Expr) {
-		if id, ok := ast.Unparen(lhs).(*ast.Ident); ok {
+		if id, ok := strip(info, lhs).(*ast.Ident); ok {
 			if v, ok := info.ObjectOf(id).(*types.Var); ok {
 				defs[v] = append(defs[v], rhs)
 			}
@@ -461,6 +471,8 @@ func collectDefs(info *types.Info, root ast.Node, defs map[*types.Var][]ast.Expr
 					add(n.Names[i], n.Values[i])
 				}
 			}
+		case *ast.SendStmt:
+			add(n.Chan, n.Value)
 		case *ast.RangeStmt:
 			for _, lhs := range []ast.Expr{n.Key, n.Value} {
 				if lhs != nil {

@@ -183,12 +183,12 @@ func (ix Index) Describe(obj types.Object) (what, advice string) {
 	return d.What(), d.Instead()
 }
 
-// Methods returns the marked methods in the index, interface methods
-// included, in a stable order.
-func (ix Index) Methods() []*types.Func {
+// Funcs returns the marked functions and methods in the index, interface
+// methods included, in a stable order.
+func (ix Index) Funcs() []*types.Func {
 	var methods []*types.Func
 	for obj := range ix {
-		if fn, ok := obj.(*types.Func); ok && fn.Signature().Recv() != nil {
+		if fn, ok := obj.(*types.Func); ok {
 			methods = append(methods, fn)
 		}
 	}

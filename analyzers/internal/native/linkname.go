@@ -4,30 +4,24 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
-
-	"golang.org/x/tools/go/analysis"
 )
 
-// A Link is a reference, by symbol name, from a package to a declaration
-// of another: a //go:linkname directive or a symbol in an assembly file.
+// A Link is a //go:linkname directive that pulls in a declaration of
+// another package by its symbol name.
+//
+// Assembly cannot do the same: its symbols cannot name a package whose
+// import path holds a dot, as every module of this repository and every
+// binding does ("expected '(', found ."), so it reaches them only through
+// a Go declaration without a body, whose signature says what it takes.
 type Link struct {
-	Asm    bool      // a symbol in an assembly file, not a //go:linkname
-	Pos    token.Pos // the directive, or the line of the assembly file
+	Pos    token.Pos // the directive
 	Symbol string    // the symbol as written: "telha.dev/core/storage.(*Key).init"
 	Pkg    string    // the import path of the package the symbol belongs to
 }
 
 // What describes the link for messages.
-func (l Link) What() string {
-	if l.Asm {
-		return "assembly reference to " + l.Symbol
-	}
-	return "//go:linkname to " + l.Symbol
-}
+func (l Link) What() string { return "//go:linkname to " + l.Symbol }
 
 // Linknames returns the two-argument //go:linkname directives of the
 // files, which pull a symbol of another package in under a local name.
@@ -76,36 +70,4 @@ func SymbolPackage(sym string) string {
 		return sym[:slash+dot]
 	}
 	return head
-}
-
-// asmSymbol matches a symbol of another package in Go assembly, where the
-// package path's slashes are written ∕ (U+2215) and its final dot · (U+00B7):
-// "telha.dev∕core∕storage·keyFromBytes(SB)".
-var asmSymbol = regexp.MustCompile(`([\pL\pN_.\-∕~%]+)·([\pL\pN_]+)`)
-
-// AsmLinks returns the symbols of other packages that the package's
-// assembly files name, each with the position of its line in the file
-// set (to which AsmLinks adds the assembly files).
-func AsmLinks(pass *analysis.Pass, files []string) []Link {
-	var out []Link
-	for _, name := range files {
-		if ext := filepath.Ext(name); ext != ".s" && ext != ".S" && ext != ".sx" {
-			continue
-		}
-		data, err := os.ReadFile(name)
-		if err != nil {
-			continue
-		}
-		var tf *token.File
-		for i, line := range strings.Split(string(data), "\n") {
-			for _, m := range asmSymbol.FindAllStringSubmatch(line, -1) {
-				if tf == nil {
-					tf = AddFile(pass.Fset, name, data)
-				}
-				pkg := strings.ReplaceAll(m[1], "∕", "/")
-				out = append(out, Link{Asm: true, Pos: tf.LineStart(i + 1), Symbol: pkg + "." + m[2], Pkg: pkg})
-			}
-		}
-	}
-	return out
 }

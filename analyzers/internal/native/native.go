@@ -1,8 +1,8 @@
 // Package native knows the ways a Go package reaches code outside the Go
-// type system: cgo (its preamble, its C names, the C, C++, header and
-// object files beside it), assembly files, //go:linkname directives and
-// functions declared without a body. The Telha rules use it to find raw
-// engine access that no import or type reveals.
+// type system: cgo (its preamble, its C names, the C, C++, header,
+// assembly and object files beside it) and //go:linkname directives. The
+// Telha rules use it to find raw engine access that no import or type
+// reveals.
 package native
 
 import (

@@ -86,18 +86,26 @@ func checkInstance(p *rule.Pass, id *ast.Ident, obj types.Object, inst types.Ins
 		if !ok {
 			continue
 		}
-		for j := range constraint.NumMethods() {
-			m := constraint.Method(j)
-			found, _, _ := types.LookupFieldOrMethod(arg, true, m.Pkg(), m.Name())
-			if found == nil || !r.Match(origin(found)) {
-				continue
-			}
-			what, advice := r.Describe(origin(found))
+		if found := implementing(arg, constraint, r); found != nil {
+			what, advice := r.Describe(found)
 			p.Reportf(id, advice, "%s instantiated with %s calls %s %s through its constraint",
-				Name(obj), TypeString(arg), what, Name(origin(found)))
+				Name(obj), TypeString(arg), what, Name(found))
 			return
 		}
 	}
+}
+
+// implementing returns the first forbidden method with which t implements
+// a method of iface, or nil.
+func implementing(t types.Type, iface *types.Interface, r Rule) types.Object {
+	for i := range iface.NumMethods() {
+		m := iface.Method(i)
+		found, _, _ := types.LookupFieldOrMethod(t, true, m.Pkg(), m.Name())
+		if found != nil && r.Match(origin(found)) {
+			return origin(found)
+		}
+	}
+	return nil
 }
 
 // typeParams returns the type parameters of a generic function or type.

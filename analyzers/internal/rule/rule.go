@@ -34,7 +34,7 @@ type Pass struct {
 // "# Analyzer name" heading. check runs on every package outside
 // the key authority that may reach what the rules forbid (see Reaches);
 // native runs on every package of a module outside the authority, for
-// what needs no import: cgo, assembly and //go:linkname. Either may be
+// what needs no import: cgo and //go:linkname. Either may be
 // nil. Neither runs on a binding itself.
 func New(name, doc string, check, native func(*Pass), requires ...*analysis.Analyzer) *analysis.Analyzer {
 	return &analysis.Analyzer{
@@ -105,22 +105,7 @@ func isTestMain(pass *analysis.Pass) bool {
 // may be in the authority or a binding (Config.MayReach): otherwise no
 // type or declaration that the rules forbid is visible in pkg.
 func Reaches(pkg *types.Package, c *authority.Config) bool {
-	seen := map[*types.Package]bool{pkg: true}
-	stack := []*types.Package{pkg}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if c.MayReach(p.Path()) {
-			return true
-		}
-		for _, imp := range p.Imports() {
-			if !seen[imp] {
-				seen[imp] = true
-				stack = append(stack, imp)
-			}
-		}
-	}
-	return false
+	return authority.Reaches(pkg, c.MayReach)
 }
 
 // Outside is the wording of every finding: what was found, then "outside

@@ -1,9 +1,12 @@
-// Package asmraw reaches a binding and the authority from assembly.
+// Package asmraw writes into keys from assembly. Assembly cannot name a
+// symbol of a package whose import path holds a dot, so it needs a Go
+// declaration without a body, whose signature gives it away.
 package asmraw
 
 import "telha.dev/core/storage"
 
-// readOptions is implemented in asmraw_amd64.s.
+// readOptions is implemented in asmraw_amd64.s, without the authority's
+// types. Near miss.
 func readOptions() uintptr
 
 // poke writes into a key from assembly.

@@ -1,7 +1,8 @@
 #include "textflag.h"
 
 TEXT ·readOptions(SB), NOSPLIT, $0-8
-	JMP github.com∕linxGnu∕grocksdb·NewDefaultReadOptions(SB) // bypass
+	MOVQ $0, ret+0(FP)
+	RET
 
 TEXT ·poke(SB), NOSPLIT, $0-9
 	MOVQ k+0(FP), AX
