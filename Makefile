@@ -22,7 +22,7 @@ DATA ?= ./telha-data
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test unit properties gate build telhavet run bench bench-telhavet fuzz lint golangci docs clean
+.PHONY: deps test unit properties gate build telhavet run bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -74,9 +74,16 @@ run: gate build
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $(PACKAGES)
 
-## bench-telhavet: telhavet's wall time against go vet on the workspace.
+## bench-telhavet: the cost of the Telha rules over a go vet run, and the
+## gate (telhavet ./...) cold and warm against go vet -vettool, on the workspace.
 bench-telhavet: telhavet
 	cmd/telhavet/bench.sh 3 $(TELHAVET)
+
+## bench-scale: the gate, go vet -vettool and the custom golangci-lint on
+## synthetic workspaces of SCALE packages (tools/scalegen): time and memory.
+SCALE ?= 50 200 800
+bench-scale: telhavet $(GOLANGCI_LINT)
+	tools/scalegen/bench.sh $(TELHAVET) $(GOLANGCI_LINT) $(SCALE)
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz: deps

@@ -35,6 +35,8 @@
 //	-telha-only  run the Telha rules only
 //	-test=false  leave out the findings in test files
 //	-c=N         display the offending line with N lines of context
+//	-x           print the go vet commands, and go vet's own (one vet tool
+//	             run per package analyzed, none for a package it reuses)
 //	-NAME.FLAG   set the flag FLAG of the analyzer NAME
 //
 // Staticcheck's //lint:ignore directives silence staticcheck's checks only:
@@ -66,6 +68,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("telhavet: ")
 	if unitMode(os.Args[1:]) {
+		os.Args = append(os.Args[:1], unitArgs(os.Args[1:])...)
 		unitchecker.Main(bundle()...) // never returns
 	}
 	os.Exit(run(os.Args[1:]))
@@ -88,10 +91,10 @@ func unitMode(args []string) bool {
 
 // options are the flags of the direct mode.
 type options struct {
-	json, sarif, telhaOnly, tests bool
-	context                       int
-	patterns                      []string
-	analyzerFlags                 []string // -NAME.FLAG=value settings for the vet tool
+	json, sarif, telhaOnly, tests, trace bool
+	context                              int
+	patterns                             []string
+	analyzerFlags                        []string // -NAME.FLAG=value settings for the vet tool
 }
 
 // parseFlags parses the direct mode's command line.
@@ -103,6 +106,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.BoolVar(&o.telhaOnly, "telha-only", false, "run only the Telha rules")
 	fs.BoolVar(&o.tests, "test", true, "report findings in test files too")
 	fs.IntVar(&o.context, "c", -1, "display the offending line with this many lines of context")
+	fs.BoolVar(&o.trace, "x", false, "print the go vet commands, and go vet's own")
 	for _, a := range bundle() {
 		a.Flags.VisitAll(func(f *flag.Flag) {
 			fs.Var(f.Value, a.Name+"."+f.Name, f.Usage)
@@ -241,7 +245,7 @@ func analyze(o *options) (*results, string, error) {
 			if len(pkgs) == 0 {
 				break
 			}
-			r := vetRun{tool: tool, dir: dir, build: b, flags: passFlags(flags, pass), pkgs: pkgs}
+			r := vetRun{tool: tool, dir: dir, build: b, flags: passFlags(flags, pass), pkgs: pkgs, trace: o.trace}
 			if err := r.run(res); err != nil {
 				return nil, "", err
 			}
@@ -250,6 +254,7 @@ func analyze(o *options) (*results, string, error) {
 			}
 		}
 	}
+	res.diags = slices.DeleteFunc(res.diags, func(d diagnostic) bool { return !ws.asked(dir, patterns, d.Package) })
 	for _, f := range res.unseen(files) {
 		hint := buildLine(f)
 		if hint == "" {

@@ -25,6 +25,7 @@ type vetRun struct {
 	build build    // the build configuration
 	flags []string // vet tool flags: analyzer selection and settings
 	pkgs  []string // package patterns or import paths
+	trace bool     // print the command, and go vet's (go vet -x)
 }
 
 // results is what vet runs found, merged.
@@ -63,12 +64,19 @@ func newResults() *results {
 // run runs go vet and merges what it reports into res.
 func (r vetRun) run(res *results) error {
 	args := append([]string{"vet", "-vettool=" + r.tool, "-json"}, r.build.flags()...)
+	if r.trace {
+		args = append(args, "-x")
+	}
 	args = append(append(args, r.flags...), r.pkgs...)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = r.dir
 	cmd.Env = append(os.Environ(), r.build.env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	if r.trace {
+		fmt.Fprintf(os.Stderr, "%s go %s\n", strings.Join(r.build.env, " "), strings.Join(args, " "))
+		cmd.Stderr = io.MultiWriter(&stderr, os.Stderr)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -158,6 +159,46 @@ func (ws *workspace) expandPatterns(dir string, patterns []string) ([]string, er
 		}
 	}
 	return out, nil
+}
+
+// asked reports whether the findings of the package with the given ID
+// (as go vet names packages: "p", "p [p.test]", "p_test [p.test]") are
+// asked for: it matches a pattern, or ./... would skip it (it lies under a
+// testdata, "_" or "." directory) and analyzed code imports it. The other
+// packages of the workspace that go vet analyzes, for the packages that
+// import them, are not reported, as go vet does not report them.
+func (ws *workspace) asked(dir string, patterns []string, id string) bool {
+	path, variant, _ := strings.Cut(id, " [")
+	if variant != "" {
+		path = strings.TrimSuffix(path, "_test")
+	}
+	for _, elem := range strings.Split(path, "/") {
+		if elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
+			return true
+		}
+	}
+	for _, p := range patterns {
+		prefix, all := strings.CutSuffix(p, "/...")
+		if isDirPattern(prefix) {
+			ip, ok := ws.importPath(filepath.Join(dir, filepath.FromSlash(prefix)))
+			if !ok {
+				continue
+			}
+			prefix = ip
+		}
+		if path == prefix || all && matchWildcard(prefix+"/...", path) || matchWildcard(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchWildcard reports whether the import path matches pattern, in which
+// "..." stands for any string, as in go list patterns.
+func matchWildcard(pattern, path string) bool {
+	re := "^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\.\.\.`, `.*`) + "$"
+	ok, _ := regexp.MatchString(re, path)
+	return ok
 }
 
 // isDirPattern reports whether the part of a pattern before "/..." names a
