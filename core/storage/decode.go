@@ -206,7 +206,7 @@ func decodeTemporalIndex(cf ColumnFamily, b []byte) (TemporalIndexParts, error) 
 	}
 	p.ID = d.uuid()
 	p.Kind = IndexKind(d.u8())
-	if p.Kind != IndexNode && p.Kind != IndexEdge {
+	if !p.Kind.Valid() {
 		return TemporalIndexParts{}, fmt.Errorf("decode %s key: %w: index kind 0x%02x", cf, ErrUnknownKind, uint8(p.Kind))
 	}
 	return p, nil
@@ -300,7 +300,7 @@ func DecodeBitmap(b []byte) (BitmapParts, error) {
 	if !kind.Valid() {
 		return BitmapParts{}, fmt.Errorf("decode %s key: %w: bitmap kind 0x%02x", BitmapIndex, ErrUnknownKind, uint8(kind))
 	}
-	d, s, err := newDecoder(BitmapIndex, b, bitmapKindLens[kind])
+	d, s, err := newDecoder(BitmapIndex, b, facts.bitmapKindLen[kind])
 	if err != nil {
 		return BitmapParts{}, err
 	}

@@ -24,6 +24,10 @@ var (
 	// exist.
 	ErrUnknownFamily = errors.New("unknown column family")
 
+	// ErrNotKeyedByEntity reports a family whose keys do not start with an
+	// entity id, asked for by entity (see ColumnFamily.KeyedByEntity).
+	ErrNotKeyedByEntity = errors.New("column family not keyed by entity")
+
 	// ErrInvalidKey reports a zero Key, or one built from the zero
 	// TenantScope. Engines return it instead of touching storage.
 	ErrInvalidKey = errors.New("invalid key: zero value or built from a zero scope")
