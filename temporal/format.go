@@ -9,9 +9,10 @@ import (
 	"telha.dev/core/storage"
 )
 
-// FormatVersion is the first byte of every value this package stores
-// (spec §11: stored values carry a version byte, keys do not). A decoder
-// meeting another version fails with ErrCorrupt rather than guessing.
+// FormatVersion is the first byte of every value this package stores:
+// stored values carry a version byte, keys do not (docs/design.md,
+// Invariants). A decoder meeting another version fails with ErrCorrupt
+// rather than guessing.
 const FormatVersion = 1
 
 // Version record value, format version 1. The key already holds the

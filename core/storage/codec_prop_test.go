@@ -187,10 +187,11 @@ func TestPropTimestampOrder(t *testing.T) {
 	})
 }
 
-// The name hashes are xxh3-64 of the spec's inputs (an edge type's schema
-// label hashes "telha/edge_type/" and the big-endian edge type hash), and a blocklist id is
-// blake3("telha/blocklist/v1" || keyed digest)[:16] for digests of any
-// length (BlocklistID has a separate path for digests over 64 bytes).
+// The name hashes are xxh3-64 of their inputs (an edge type's schema label
+// hashes "telha/edge_type/" and the big-endian edge type hash), and a
+// blocklist id is blake3("telha/blocklist/v1" || keyed digest)[:16] for
+// digests of any length (BlocklistID has a separate path for digests over
+// 64 bytes); docs/design.md, Reserved rows, names them.
 func TestPropHashes(t *testing.T) {
 	checkProp(t, func(t *rapid.T) {
 		name := rapid.String().Draw(t, "name")

@@ -119,8 +119,7 @@ func TestLayoutDocFile(t *testing.T) {
 	}
 }
 
-// The doc counts 13 families (the spec's prose says a stale 12) and has a
-// section for every layout.
+// The doc counts the 13 families and has a section for every layout.
 func TestLayoutDocContent(t *testing.T) {
 	doc := LayoutDoc()
 	if !strings.Contains(doc, "There are 13 column families:") {
