@@ -6,9 +6,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// This file holds one decoder per key layout. Decoders never panic: any
-// input yields typed parts or an error wrapping ErrWrongLength, ErrBadUUID
-// or ErrUnknownKind. They do not allocate on success.
+// This file holds one decoder per column family. Decoders never panic: any
+// input yields typed parts or an error wrapping ErrWrongLength,
+// ErrHalfNilScope or ErrUnknownKind. They do not allocate on success.
 
 // VersionParts are the components of a node_versions or edge_versions key.
 type VersionParts struct {
@@ -128,7 +128,7 @@ func newDecoder(cf ColumnFamily, b []byte, want int) (decoder, KeyScope, error) 
 	d := decoder{b: b}
 	s := KeyScope{Tenant: d.uuid(), Organization: d.uuid()}
 	if (s.Tenant == uuid.Nil) != (s.Organization == uuid.Nil) {
-		return decoder{}, KeyScope{}, fmt.Errorf("decode %s key: %w: half-nil scope %s", cf, ErrBadUUID, s)
+		return decoder{}, KeyScope{}, fmt.Errorf("decode %s key: %w: %s", cf, ErrHalfNilScope, s)
 	}
 	return d, s, nil
 }

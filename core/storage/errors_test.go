@@ -96,8 +96,8 @@ func badInputs(cf ColumnFamily) []badInput {
 			badInput{l.title() + ": empty", []byte{}, ErrWrongLength},
 			badInput{l.title() + ": one byte long", append(bytes.Clone(k), 0), ErrWrongLength},
 			badInput{l.title() + ": longest key plus one", make([]byte, MaxKeyLen+1), ErrWrongLength},
-			badInput{l.title() + ": nil tenant", with(k, 0, cat(make([]byte, 16), fxB[:])...), ErrBadUUID},
-			badInput{l.title() + ": nil organization", with(k, 0, cat(fxA[:], make([]byte, 16))...), ErrBadUUID})
+			badInput{l.title() + ": nil tenant", with(k, 0, cat(make([]byte, 16), fxB[:])...), ErrHalfNilScope},
+			badInput{l.title() + ": nil organization", with(k, 0, cat(fxA[:], make([]byte, 16))...), ErrHalfNilScope})
 		off := ScopeLen
 		for _, f := range l.Fields {
 			in = append(in, badInput{fmt.Sprintf("%s: cut before %s", l.title(), f.Name), k[:off], ErrWrongLength})

@@ -76,7 +76,7 @@ func FuzzDecode(f *testing.F) {
 func checkDecoded(t *testing.T, cf ColumnFamily, b []byte, p DecodedKey, err error) {
 	t.Helper()
 	if err != nil {
-		if !errors.Is(err, ErrWrongLength) && !errors.Is(err, ErrBadUUID) && !errors.Is(err, ErrUnknownKind) {
+		if !errors.Is(err, ErrWrongLength) && !errors.Is(err, ErrHalfNilScope) && !errors.Is(err, ErrUnknownKind) {
 			t.Fatalf("decode %s %x: untyped error %v", cf, b, err)
 		}
 		return
@@ -157,7 +157,7 @@ func FuzzFromStoredBounds(f *testing.F) {
 		case bytes.Equal(lower[:ScopeLen], make([]byte, ScopeLen)):
 			want = ErrNilScope
 		case bytes.Equal(lower[:16], make([]byte, 16)) || bytes.Equal(lower[16:ScopeLen], make([]byte, 16)):
-			want = ErrBadUUID
+			want = ErrHalfNilScope
 		case refSucc(lower[:ScopeLen]) != nil && (upper == nil || bytes.Compare(upper, refSucc(lower[:ScopeLen])) > 0):
 			want = ErrNotConfined
 		case upper != nil && bytes.Compare(lower, upper) >= 0:

@@ -65,8 +65,8 @@ func (k Key) Valid() bool {
 // rows they did not write themselves (a checkpoint, a restored store) call
 // it on every key, so that one undecodable row is reported where it is,
 // rather than failing a later sweep for every tenant. The error wraps
-// ErrUnknownFamily, ErrWrongLength, ErrBadUUID, ErrUnknownKind, or ErrNilScope
-// for a system-scope key in a family that holds no system rows.
+// ErrUnknownFamily, ErrWrongLength, ErrHalfNilScope, ErrUnknownKind, or
+// ErrNilScope for a system-scope key in a family that holds no system rows.
 func CheckKeyBytes(cf ColumnFamily, b []byte) error {
 	if _, err := Decode(cf, b); err != nil {
 		return err

@@ -240,7 +240,7 @@ func FromStoredBounds(cf ColumnFamily, lower, upper []byte) (ScanRange, error) {
 	case isSystemPrefix(scope):
 		return ScanRange{}, fmt.Errorf("stored bounds of %s: the system prefix: %w", cf, ErrNilScope)
 	case !isTenantPrefix(scope):
-		return ScanRange{}, fmt.Errorf("stored bounds of %s: half-nil scope %x: %w", cf, scope, ErrBadUUID)
+		return ScanRange{}, fmt.Errorf("stored bounds of %s: scope %x: %w", cf, scope, ErrHalfNilScope)
 	}
 	buf := make([]byte, 0, len(lower)+max(len(upper), ScopeLen))
 	buf = append(buf, lower...)

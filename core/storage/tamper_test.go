@@ -95,7 +95,7 @@ func TestCheckKeyBytesErrors(t *testing.T) {
 	}{
 		{"unknown family", 0, node, ErrUnknownFamily},
 		{"short", NodeVersions, node[:40], ErrWrongLength},
-		{"half-nil scope", NodeVersions, with(node, 16, make([]byte, 16)...), ErrBadUUID},
+		{"half-nil scope", NodeVersions, with(node, 16, make([]byte, 16)...), ErrHalfNilScope},
 		{"system scope in node_versions", NodeVersions, with(node, 0, make([]byte, ScopeLen)...), ErrNilScope},
 		{"unknown job state", Jobs, with(JobKey(fxS, JobQueued, 0, 0, fxA).Bytes(), ScopeLen, 0x7f), ErrUnknownKind},
 	}
