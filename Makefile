@@ -26,7 +26,7 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test unit properties gate build telhavet run run-cluster bench bench-telhavet fuzz lint golangci docs clean
+.PHONY: deps test unit properties gate build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -95,9 +95,16 @@ run-cluster: build
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $(PACKAGES)
 
-## bench-telhavet: telhavet's wall time against go vet on the workspace.
+## bench-telhavet: the cost of the Telha rules over a go vet run, and the
+## gate (telhavet ./...) cold and warm against go vet -vettool, on the workspace.
 bench-telhavet: telhavet
 	cmd/telhavet/bench.sh 3 $(TELHAVET)
+
+## bench-scale: the gate, go vet -vettool and the custom golangci-lint on
+## synthetic workspaces of SCALE packages (tools/scalegen): time and memory.
+SCALE ?= 50 200 800
+bench-scale: telhavet $(GOLANGCI_LINT)
+	tools/scalegen/bench.sh $(TELHAVET) $(GOLANGCI_LINT) $(SCALE)
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz: deps
@@ -114,13 +121,13 @@ fuzz: deps
 ## proxy (tools/golangci, outside go.work). A cold build takes minutes.
 golangci: $(GOLANGCI_LINT)
 $(GOLANGCI_LINT): tools/golangci/main.go tools/golangci/go.mod tools/golangci/go.sum analyzers/go.mod analyzers/go.sum \
-		$(shell find analyzers -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*')
+		analyzers/authority/authority.conf $(shell find analyzers -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*')
 	cd tools/golangci && GOWORK=off $(GO) build -o $(GOLANGCI_LINT) .
 
-## lint: the custom golangci-lint on every module, and proof on the fixture
-## that the plugin reports every Telha rule.
-lint: $(GOLANGCI_LINT)
-	tools/golangci/lint.sh $(GOLANGCI_LINT)
+## lint: the custom golangci-lint on every module, and proof on the two
+## fixtures that the plugin reports exactly what telhavet reports.
+lint: $(GOLANGCI_LINT) telhavet
+	tools/golangci/lint.sh $(GOLANGCI_LINT) $(TELHAVET)
 
 ## docs: regenerate docs/key-layout.md from the code.
 docs:
