@@ -208,7 +208,7 @@ func BenchmarkAssertEdge(b *testing.B) {
 		var batch storage.Batch
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := d.g.EdgeTypes().Resolve(&batch, d.scope, "KNOWS", 1); err != nil || batch.Len() != 0 {
+			if _, err := d.g.EdgeTypeRegistry().Resolve(&batch, d.scope, "KNOWS", 1); err != nil || batch.Len() != 0 {
 				b.Fatalf("resolve: %v, %d rows", err, batch.Len())
 			}
 		}

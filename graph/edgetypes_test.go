@@ -16,15 +16,15 @@ func TestEdgeTypeRegistryPersists(t *testing.T) {
 		addNodes(t, g, scopes[0], 1, 2)
 		addEdge(t, g, scopes[0], 1, 2, "KNOWS", always())
 		g = Open(env.Reopen(t), Options{Clock: fixedClock()})
-		h, err := g.EdgeTypes().Hash(scopes[0], "KNOWS")
+		h, err := g.EdgeTypeRegistry().Hash(scopes[0], "KNOWS")
 		if err != nil || h != storage.HashEdgeType("KNOWS") {
 			t.Fatalf("hash of KNOWS after restart: %x, %v", h, err)
 		}
-		if name, err := g.EdgeTypes().Name(scopes[0], h); err != nil || name != "KNOWS" {
+		if name, err := g.EdgeTypeRegistry().Name(scopes[0], h); err != nil || name != "KNOWS" {
 			t.Fatalf("name of %x: %q, %v", h, name, err)
 		}
 		// Registries are per tenant.
-		if _, err := g.EdgeTypes().Hash(scopes[1], "KNOWS"); !errors.Is(err, ErrUnknownEdgeType) {
+		if _, err := g.EdgeTypeRegistry().Hash(scopes[1], "KNOWS"); !errors.Is(err, ErrUnknownEdgeType) {
 			t.Fatalf("KNOWS in another tenant: %v", err)
 		}
 	})
@@ -52,7 +52,7 @@ func TestEdgeTypeCollisionFailsLoud(t *testing.T) {
 			if _, err := g.Store().EdgeHistory(scope, node(99)); !errors.Is(err, temporal.ErrNotFound) {
 				t.Fatalf("round %d: refused edge was written: %v", round, err)
 			}
-			if _, err := g.EdgeTypes().Hash(scope, "LIKES"); !errors.Is(err, ErrEdgeTypeCollision) {
+			if _, err := g.EdgeTypeRegistry().Hash(scope, "LIKES"); !errors.Is(err, ErrEdgeTypeCollision) {
 				t.Fatalf("round %d: lookup of colliding name: %v", round, err)
 			}
 			if _, err := g.Neighbors(scope, node(1), Out, temporal.Current(5), "LIKES"); !errors.Is(err, ErrEdgeTypeCollision) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
 )
@@ -58,8 +59,8 @@ func Open(e storage.Engine, opts Options) *Graph {
 // Store returns the bitemporal store that writes the graph.
 func (g *Graph) Store() *temporal.Store { return g.store }
 
-// EdgeTypes returns the edge type registry.
-func (g *Graph) EdgeTypes() *temporal.EdgeTypeRegistry { return g.types }
+// EdgeTypeRegistry returns the registry of the graph's edge types.
+func (g *Graph) EdgeTypeRegistry() *temporal.EdgeTypeRegistry { return g.types }
 
 // Neighbor is one edge of a node, seen from that node.
 type Neighbor struct {
@@ -76,16 +77,16 @@ func (g *Graph) Neighbors(scope storage.TenantScope, node uuid.UUID, dir Directi
 	if dir.temporal() == nil {
 		return nil, fmt.Errorf("neighbors of %s: direction %d: %w", node, dir, ErrBadDirection)
 	}
-	hashes, any, err := g.typeHashes(scope, types)
-	if err != nil || !any {
+	hashes, found, err := g.typeHashes(scope, types)
+	if err != nil || !found {
 		return nil, err
 	}
 	return g.neighbors(scope, node, dir, a, hashes, nil)
 }
 
-// typeHashes resolves type names for a filter; any is false when a filter
-// was given but none of its types exists.
-func (g *Graph) typeHashes(scope storage.TenantScope, types []string) (hashes []storage.EdgeTypeHash, any bool, err error) {
+// typeHashes resolves type names for a filter; found is false when a
+// filter was given but none of its types exists.
+func (g *Graph) typeHashes(scope storage.TenantScope, types []string) (hashes []storage.EdgeTypeHash, found bool, err error) {
 	if len(types) == 0 {
 		return nil, true, nil
 	}

@@ -90,12 +90,10 @@ func (t tenantSpace) poll(r storage.Reader, state State, after *addr) iter.Seq2[
 
 func (t tenantSpace) write(e storage.Engine, durable bool, moves ...move) error {
 	var b storage.Batch
-	for _, m := range moves {
-		if m.From != 0 && m.From != m.To {
-			b.Delete(t.key(m.From, m.JobAddr))
-		}
-		if m.To != 0 {
-			b.Put(t.key(m.To, m.JobAddr), m.Value)
+	for i, m := range moves {
+		key := func(s State) storage.Key { return t.key(s, m.JobAddr) }
+		if err := jobqueue.AddJobMove(&b, m, key); err != nil {
+			return fmt.Errorf("write %s jobs: move %d: %w", t, i, err)
 		}
 	}
 	if err := b.Err(); err != nil {

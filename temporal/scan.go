@@ -210,7 +210,7 @@ func validate(rd storage.Reader, scope storage.TenantScope, p storage.TemporalIn
 	if err != nil {
 		return Version{}, false, fmt.Errorf("index hit %s: %w", p, err)
 	}
-	v, err := decodeVersionRow(p.Kind, storage.KV{Key: primary, Value: val})
+	v, err := decodeVersionRow(entityOf(p.Kind), storage.KV{Key: primary, Value: val})
 	if err != nil {
 		return Version{}, false, fmt.Errorf("index hit %s: %w", p, err)
 	}

@@ -84,13 +84,6 @@ func (s *Store) forget(scope storage.TenantScope) {
 	delete(s.seeded, scope)
 }
 
-// RegisterIndexer adds an Indexer for all later node writes.
-func (s *Store) RegisterIndexer(ix Indexer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.indexers = append(s.indexers, ix)
-}
-
 // Engine returns the store's engine, for modules that read their own
 // families next to the store's (graph, the bitmap index).
 func (s *Store) Engine() storage.Engine { return s.engine }

@@ -32,12 +32,11 @@ const clusterUsage = "usage: telha cluster -data DIR [-members 3] [-port P]"
 // nothing else; a member that exits on its own is reported on stderr.
 func clusterCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	dir := fs.String("data", "", "directory of the cluster, created if missing")
 	members := fs.Int("members", 0, "number of members of a new cluster (default 3)")
 	port := fs.Int("port", 0, "first port: member i serves clients on P+2i, peers on P+2i+1 (default: free ports)")
-	if err := fs.Parse(args); err != nil {
-		return usagef("cluster: %v (%s)", err, clusterUsage)
+	if err := parseFlags(fs, args, clusterUsage, stdout); err != nil {
+		return err
 	}
 	switch {
 	case fs.NArg() != 0:

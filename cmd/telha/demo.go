@@ -71,15 +71,14 @@ const demoMarker = "TELHA-DEMO"
 // store and shows the main read paths against it.
 func demo(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
-	flags.SetOutput(io.Discard)
 	dataDir := flags.String("data", "./telha-data", "directory of the embedded RocksDB store")
 	force := flags.Bool("force", false, "use a store the demo did not create (its demo tenants are wiped)")
 	endpoints := flags.String("etcd", "", "comma-separated endpoints of an etcd cluster to run on instead of RocksDB")
-	if err := flags.Parse(args); err != nil {
-		return usagef("demo: %v (usage: %s)", err, demoUsage)
+	if err := parseFlags(flags, args, demoUsage, stdout); err != nil {
+		return err
 	}
 	if flags.NArg() != 0 {
-		return usagef("demo: unexpected argument %q (usage: %s)", flags.Arg(0), demoUsage)
+		return usagef("demo: unexpected argument %q (%s)", flags.Arg(0), demoUsage)
 	}
 
 	eng, store, state, err := openDemoStore(flags, *dataDir, *endpoints, *force)
@@ -121,7 +120,7 @@ func demo(args []string, stdout io.Writer) error {
 	return nil
 }
 
-const demoUsage = "telha demo [-data DIR] [-force] | telha demo -etcd ENDPOINTS"
+const demoUsage = "usage: telha demo [-data DIR] [-force] | telha demo -etcd ENDPOINTS"
 
 // dataDirState is what the demo finds in its data directory.
 type dataDirState int

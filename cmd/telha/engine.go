@@ -24,7 +24,7 @@ const demoNamespace = "telha-demo/"
 func openDemoStore(flags *flag.FlagSet, dataDir, endpoints string, force bool) (storage.Engine, string, dataDirState, error) {
 	if endpoints != "" {
 		if isSet(flags, "data") || isSet(flags, "force") {
-			return nil, "", 0, usagef("demo: -etcd excludes -data and -force (usage: %s)", demoUsage)
+			return nil, "", 0, usagef("demo: -etcd excludes -data and -force (%s)", demoUsage)
 		}
 		return openDemoEtcd(endpoints)
 	}

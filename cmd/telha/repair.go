@@ -19,10 +19,9 @@ const repairUsage = "usage: telha repair -data DIR"
 // that fails, is an operational error (exit 1).
 func repair(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	dataDir := fs.String("data", "", "directory of the RocksDB store to repair")
-	if err := fs.Parse(args); err != nil {
-		return usagef("repair: %v (%s)", err, repairUsage)
+	if err := parseFlags(fs, args, repairUsage, stdout); err != nil {
+		return err
 	}
 	switch {
 	case fs.NArg() != 0:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 )
@@ -22,6 +23,28 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// errHelp reports a request for help (-h) that was answered on stdout: it
+// exits with status 0.
+var errHelp = errors.New("help shown")
+
+// parseFlags parses a command's flags. On -h or -help it prints the
+// command's usage and flags on stdout and returns errHelp; on bad flags, a
+// usage error naming the command.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return errHelp
+	}
+	if err != nil {
+		return usagef("%s: %v (%s)", fs.Name(), err, usage)
+	}
+	return nil
+}
+
 const usage = `usage:
   telha demo [-data DIR] [-force]         build a three-tenant demo graph in an embedded RocksDB store and query it
   telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
@@ -34,7 +57,7 @@ const usage = `usage:
 // as a single line on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "telha: %v\n", err)

@@ -28,6 +28,10 @@ type Key struct {
 // they copy the scope without looking at it and Valid makes the check.
 const systemBit = 0x80
 
+// A key's length shares its byte with systemBit, so every length must stay
+// below it; this fails to compile if MaxKeyLen ever reaches it.
+var _ [systemBit - 1 - MaxKeyLen]struct{}
+
 // Family returns the key's column family. Check Valid first: an invalid
 // key's family means nothing (a key refused for its arguments reports 0, a
 // key from the zero scope the family it was built for).
@@ -61,8 +65,8 @@ func (k Key) Valid() bool {
 // rows they did not write themselves (a checkpoint, a restored store) call
 // it on every key, so that one undecodable row is reported where it is,
 // rather than failing a later sweep for every tenant. The error wraps
-// ErrUnknownFamily, ErrWrongLength, ErrBadUUID, ErrUnknownKind, or ErrNilScope
-// for a system-scope key in a family that holds no system rows.
+// ErrUnknownFamily, ErrWrongLength, ErrHalfNilScope, ErrUnknownKind, or
+// ErrNilScope for a system-scope key in a family that holds no system rows.
 func CheckKeyBytes(cf ColumnFamily, b []byte) error {
 	if _, err := Decode(cf, b); err != nil {
 		return err

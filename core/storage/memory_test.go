@@ -165,7 +165,7 @@ func TestMemoryCheckpointBadRow(t *testing.T) {
 		patch func(key []byte)
 		want  error
 	}{
-		{"half-nil scope", func(key []byte) { clear(key[16:storage.ScopeLen]) }, storage.ErrBadUUID},
+		{"half-nil scope", func(key []byte) { clear(key[16:storage.ScopeLen]) }, storage.ErrHalfNilScope},
 		{"system scope in node_versions", func(key []byte) { clear(key[:storage.ScopeLen]) }, storage.ErrNilScope},
 	}
 	for _, tc := range tests {

@@ -28,7 +28,7 @@ func refKeyValid(k Key) bool {
 	}
 	system := p.keyScope().IsSystem()
 	if k.n&systemBit != 0 {
-		return system && (k.family == Jobs || k.family == Schema)
+		return system && systemConstructors(k.family)
 	}
 	return !system
 }
@@ -57,7 +57,7 @@ func tamperKey(t *rapid.T, k *Key) {
 
 func TestPropTamperedKeys(t *testing.T) {
 	checkProp(t, func(t *rapid.T) {
-		k, _ := genShape.Draw(t, "shape").draw(t, genScope.Draw(t, "scope"))
+		k, _ := genShape.Draw(t, "shape").drawKey(t, genScope.Draw(t, "scope"))
 		tamperKey(t, &k)
 		if got, want := k.Valid(), refKeyValid(k); got != want {
 			t.Fatalf("tampered key %s %x (n=%#x): Valid() = %v, want %v", k.family, k.b[:min(int(k.n&^systemBit), MaxKeyLen)], k.n, got, want)
@@ -70,7 +70,7 @@ func TestPropTamperedKeys(t *testing.T) {
 // system rows, the system scope.
 func TestPropCheckKeyBytes(t *testing.T) {
 	checkProp(t, func(t *rapid.T) {
-		k, _ := genShape.Draw(t, "shape").draw(t, genScope.Draw(t, "scope"))
+		k, _ := genShape.Draw(t, "shape").drawKey(t, genScope.Draw(t, "scope"))
 		tamperKey(t, &k)
 		cf := k.family
 		if rapid.Bool().Draw(t, "otherFamily") {
@@ -78,7 +78,7 @@ func TestPropCheckKeyBytes(t *testing.T) {
 		}
 		b := k.b[:min(int(k.n&^systemBit), MaxKeyLen)]
 		p, decodeErr := Decode(cf, b)
-		want := decodeErr == nil && (!p.keyScope().IsSystem() || cf == Jobs || cf == Schema)
+		want := decodeErr == nil && (!p.keyScope().IsSystem() || systemConstructors(cf))
 		if err := CheckKeyBytes(cf, b); (err == nil) != want {
 			t.Fatalf("CheckKeyBytes(%s, %x) = %v, want success %v", cf, b, err, want)
 		}
@@ -95,7 +95,7 @@ func TestCheckKeyBytesErrors(t *testing.T) {
 	}{
 		{"unknown family", 0, node, ErrUnknownFamily},
 		{"short", NodeVersions, node[:40], ErrWrongLength},
-		{"half-nil scope", NodeVersions, with(node, 16, make([]byte, 16)...), ErrBadUUID},
+		{"half-nil scope", NodeVersions, with(node, 16, make([]byte, 16)...), ErrHalfNilScope},
 		{"system scope in node_versions", NodeVersions, with(node, 0, make([]byte, ScopeLen)...), ErrNilScope},
 		{"unknown job state", Jobs, with(JobKey(fxS, JobQueued, 0, 0, fxA).Bytes(), ScopeLen, 0x7f), ErrUnknownKind},
 	}

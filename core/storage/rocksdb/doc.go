@@ -3,10 +3,11 @@
 // librocksdb-dev 7.8.3.
 //
 // The engine opens the 13 column families of storage.Families plus RocksDB's
-// "default", each with the options of spec §8: a fixed 32-byte prefix
-// extractor (the tenant scope), a memtable prefix bloom of a tenth of the
-// memtable, a 10-bit bloom filter, whole-key filtering only on the three
-// point-lookup families, and one block cache shared by all families.
+// "default", each with the options of docs/design.md, Engines: a fixed
+// 32-byte prefix extractor (the tenant scope), a memtable prefix bloom of a
+// tenth of the memtable, a 10-bit bloom filter, whole-key filtering only on
+// the three point-lookup families, and one block cache shared by all
+// families.
 //
 // The binding is thin and easy to misuse; this package handles its traps
 // once so that no caller meets them:

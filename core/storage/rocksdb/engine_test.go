@@ -500,7 +500,7 @@ func scanErr(r storage.Reader, rng storage.ScanRange) error {
 }
 
 // TestFamilyOptions reads the OPTIONS file RocksDB writes at open and checks
-// the per-family options of spec §8.
+// the per-family options of docs/design.md, Engines.
 func TestFamilyOptions(t *testing.T) {
 	cfg := testConfig(t)
 	openTest(t, cfg)

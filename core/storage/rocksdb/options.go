@@ -57,7 +57,7 @@ type Config struct {
 	MemtableSize uint64
 }
 
-// The per-family options of spec §8.
+// The per-family options (docs/design.md, Engines).
 const (
 	bloomBitsPerKey     = 10
 	memtablePrefixBloom = 0.1
@@ -146,7 +146,7 @@ func newOptions(cfg Config, mode openMode) (*options, error) {
 	return o, nil
 }
 
-// familyOptions builds the column family options of spec §8.
+// familyOptions builds the options of one column family.
 func familyOptions(cache *grocksdb.Cache, memtable uint64, wholeKey bool) (*grocksdb.Options, error) {
 	table := grocksdb.NewDefaultBlockBasedTableOptions()
 	defer table.Destroy() // the options copy the table options

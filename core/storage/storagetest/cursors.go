@@ -50,7 +50,7 @@ func testForeignCursors(t *testing.T, h Harness) {
 				return storage.SystemScope{}.JobsInState(storage.JobQueued).After(cursor)
 			},
 			func(_ scope, c row) bool {
-				return c.family() == storage.Jobs && c.scope == systemScope.name && c.f.kind == uint8(storage.JobQueued)
+				return c.family() == storage.Jobs && c.scope == systemScope.name && c.f[0] == storage.JobQueued
 			}},
 	)
 

@@ -18,9 +18,9 @@ type LeasedJob struct {
 
 // SweepLeases scans the whole jobs family, every tenant and the system
 // scope, and returns the leased jobs whose value the expired predicate
-// accepts. This is the spec's v0.3 system-maintenance exception: the reaper
-// must find abandoned leases without a tenant registry, and only this entry
-// point may cross scopes. The cost is one pass over the family, so the
+// accepts. This is one of the exceptions to tenant confinement
+// (docs/design.md): the reaper must find abandoned leases without a tenant
+// registry, and only this entry point may cross scopes. The cost is one pass over the family, so the
 // reaper runs it periodically, not per claim.
 //
 // The sweep crosses rows of every tenant, which it did not write: a row
