@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -24,14 +25,17 @@ type Engine struct {
 	db       *grocksdb.DB                   // nil only in the zero Engine
 	handles  []*grocksdb.ColumnFamilyHandle // every open family, for Close
 	families []*grocksdb.ColumnFamilyHandle // indexed by storage.ColumnFamily
+	native   handles                        // their C handles, for the scan cursor
 	read     *grocksdb.ReadOptions
 	write    *grocksdb.WriteOptions // the configured sync policy
 	durable  *grocksdb.WriteOptions // always syncs the WAL
 	syncs    bool                   // write syncs, as durable does
 	mark     *syncMark
 
-	mu     sync.RWMutex
-	closed bool
+	mu sync.RWMutex
+	// closed is set under mu held for writing, by Close; it is atomic so
+	// that a scan can check it between the rows of a batch without mu.
+	closed atomic.Bool
 
 	// live guards the registries of open cursors and snapshots, which Close
 	// releases. Entries are added and removed under mu's read lock, so
@@ -62,6 +66,7 @@ func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHand
 	for i, cf := range families {
 		e.families[cf] = handles[i+1]
 	}
+	e.native = nativeHandles(db, e.families)
 	e.write.SetSync(cfg.SyncWrites)
 	e.durable.SetSync(true)
 	return e
@@ -76,7 +81,7 @@ func (e *Engine) enter(s *Snapshot) error {
 		return storage.ErrNotOpen
 	}
 	e.mu.RLock()
-	if e.closed || (s != nil && s.closed) {
+	if e.closedUnder(s) {
 		e.mu.RUnlock()
 		return storage.ErrClosed
 	}
@@ -239,10 +244,10 @@ func (e *Engine) Close() error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed.Load() {
 		return fmt.Errorf("close %s: %w", e.path, storage.ErrClosed)
 	}
-	e.closed = true
+	e.closed.Store(true)
 	e.live.Lock()
 	for c := range e.cursors {
 		c.release()
