@@ -32,6 +32,8 @@ type Engine struct {
 	syncs    bool                   // write syncs, as durable does
 	mark     *syncMark
 
+	group groupCommit // of WriteDurable
+
 	mu sync.RWMutex
 	// closed is set under mu held for writing, by Close; it is atomic so
 	// that a scan can check it between the rows of a batch without mu.
@@ -62,6 +64,7 @@ func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHand
 		mark:      mark,
 		cursors:   make(map[*cursor]struct{}),
 		snapshots: make(map[*Snapshot]struct{}),
+		group:     groupCommit{arrived: make(chan struct{}, 1)},
 	}
 	for i, cf := range families {
 		e.families[cf] = handles[i+1]
@@ -94,9 +97,9 @@ func (e *Engine) Put(k storage.Key, value []byte) error {
 	if err := m.Check(); err != nil {
 		return fmt.Errorf("put: %w", err)
 	}
-	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		return e.db.PutCF(wo, e.families[k.Family()], k.AppendTo(key), value)
-	})
+	}, 1)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", k, err)
 	}
@@ -108,9 +111,9 @@ func (e *Engine) Delete(k storage.Key) error {
 	if !k.Valid() {
 		return fmt.Errorf("delete: %w", storage.ErrInvalidKey)
 	}
-	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		return e.db.DeleteCF(wo, e.families[k.Family()], k.AppendTo(key))
-	})
+	}, 1)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", k, err)
 	}
@@ -121,39 +124,54 @@ func (e *Engine) Delete(k storage.Key) error {
 // configured sync policy. A poisoned batch (b.Err() != nil) is refused
 // whole, and so is a batch holding a mutation that fails
 // storage.Mutation.Check, however it came to be there.
-func (e *Engine) Write(b *storage.Batch) error { return e.apply(false, b) }
-
-// WriteDurable applies b atomically and returns once the write-ahead log is
-// synced, whatever Config.SyncWrites says.
-func (e *Engine) WriteDurable(b *storage.Batch) error { return e.apply(true, b) }
-
-// apply writes b as one RocksDB write batch. Every mutation is checked as
-// it is copied into the write batch: the copy is what RocksDB receives, so
-// nothing can change between the check and the write. The keys pass
-// through one pooled buffer, which RocksDB copies from, so a write makes no
-// allocation per mutation.
-func (e *Engine) apply(durable bool, b *storage.Batch) error {
+func (e *Engine) Write(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}
-	err := e.commit(durable, uint64(b.Len()), func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		wb := grocksdb.NewWriteBatch()
 		defer wb.Destroy()
-		for i, m := range b.All() {
-			if err := m.Check(); err != nil {
-				return fmt.Errorf("mutation %d: %w", i, err)
-			}
-			h := e.families[m.Key.Family()]
-			if m.Kind == storage.MutationPut {
-				wb.PutCF(h, m.Key.AppendTo(key), m.Value)
-			} else {
-				wb.DeleteCF(h, m.Key.AppendTo(key))
-			}
+		if err := e.copyBatch(wb, b, key); err != nil {
+			return err
 		}
 		return e.db.Write(wo, wb)
-	})
+	}, uint64(b.Len()))
 	if err != nil {
 		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+	}
+	return nil
+}
+
+// WriteDurable applies b atomically and returns once the write-ahead log is
+// synced, whatever Config.SyncWrites says. Concurrent calls share log
+// syncs: see groupCommit. Batches are checked as Write checks them.
+func (e *Engine) WriteDurable(b *storage.Batch) error {
+	if err := b.Err(); err != nil {
+		return fmt.Errorf("write batch: %w", err)
+	}
+	if err := e.enter(nil); err != nil {
+		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+	}
+	defer e.mu.RUnlock()
+	return e.writeDurable(b)
+}
+
+// copyBatch copies the mutations of b into wb, checking each as it is
+// copied: the copy is what RocksDB receives, so nothing can change between
+// the check and the write. The keys pass through key, a buffer of length
+// 0, which RocksDB copies from, so a write makes no allocation per
+// mutation.
+func (e *Engine) copyBatch(wb *grocksdb.WriteBatch, b *storage.Batch, key []byte) error {
+	for i, m := range b.All() {
+		if err := m.Check(); err != nil {
+			return fmt.Errorf("mutation %d: %w", i, err)
+		}
+		h := e.families[m.Key.Family()]
+		if m.Kind == storage.MutationPut {
+			wb.PutCF(h, m.Key.AppendTo(key), m.Value)
+		} else {
+			wb.DeleteCF(h, m.Key.AppendTo(key))
+		}
 	}
 	return nil
 }
@@ -164,28 +182,30 @@ func (e *Engine) apply(durable bool, b *storage.Batch) error {
 var keyBuffers = sync.Pool{New: func() any { return new([storage.MaxKeyLen]byte) }}
 
 // commit runs one write, do, with the engine entered, the write options of
-// the sync policy (always syncing when durable), and a key buffer of length
-// 0. A write that syncs the log and succeeds advances the sync mark by
-// count, the sequence numbers it uses, from the last sequence number
-// published before it: every write published before it precedes it in the
-// log, and the sync that acknowledges it covers them all, so the mark never
-// exceeds what is on stable storage (see syncMark).
-func (e *Engine) commit(durable bool, count uint64, do func(*grocksdb.WriteOptions, []byte) error) error {
+// the sync policy, and a key buffer of length 0; count is the sequence
+// numbers the write uses (see logged).
+func (e *Engine) commit(do func(*grocksdb.WriteOptions, []byte) error, count uint64) error {
 	if err := e.enter(nil); err != nil {
 		return err
 	}
 	defer e.mu.RUnlock()
-	wo, syncs := e.write, e.syncs
-	if durable {
-		wo, syncs = e.durable, true
-	}
 	buf := keyBuffers.Get().(*[storage.MaxKeyLen]byte)
 	defer keyBuffers.Put(buf)
+	return e.logged(e.syncs, count, func() error { return do(e.write, buf[:0]) })
+}
+
+// logged runs write, which syncs the log if syncs. A write that syncs the
+// log and succeeds advances the sync mark by count, the sequence numbers
+// it uses, from the last sequence number published before it: every write
+// published before it precedes it in the log, and the sync that
+// acknowledges it covers them all, so the mark never exceeds what is on
+// stable storage (see syncMark).
+func (e *Engine) logged(syncs bool, count uint64, write func() error) error {
 	var before uint64
 	if syncs {
 		before = e.db.GetLatestSequenceNumber()
 	}
-	if err := do(wo, buf[:0]); err != nil {
+	if err := write(); err != nil {
 		return classify(err)
 	}
 	if syncs {
@@ -220,9 +240,9 @@ func (e *Engine) DeleteRange(r storage.ScanRange) error {
 		e.mu.RUnlock()
 		return nil
 	}
-	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, _ []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, _ []byte) error {
 		return e.db.DeleteRangeCF(wo, e.families[r.Family()], lower, upper)
-	})
+	}, 1)
 	if err != nil {
 		return fmt.Errorf("delete range %s: %w", r, err)
 	}
