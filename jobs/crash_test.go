@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage/rocksdb/rocksdbtest"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -72,7 +73,7 @@ func TestJobsCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := openRocks(t, parts[0])
+	e := storagetest.OpenRocksDB(t, parts[0])
 	s, err := jobs.NewStore(e, crashOptions(round))
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +172,7 @@ func TestJobsSurviveKill(t *testing.T) {
 	}
 
 	// Reopen, reap, and finish the work in this process.
-	e := openRocks(t, dir)
+	e := storagetest.OpenRocksDB(t, dir)
 	defer e.Close()
 	s, err := jobs.NewStore(e, crashOptions(crashRounds))
 	if err != nil {
@@ -234,7 +235,7 @@ func TestJobsSurviveKill(t *testing.T) {
 // queues and returns their ids.
 func enqueueCrashJobs(t *testing.T, dir string) map[uuid.UUID]bool {
 	t.Helper()
-	e := openRocks(t, dir)
+	e := storagetest.OpenRocksDB(t, dir)
 	defer e.Close()
 	o := crashOptions(0)
 	o.Durable = false
@@ -310,7 +311,7 @@ func readCrashAcks(t *testing.T, path string) map[uuid.UUID]bool {
 // exactly one state and no other job exists; it returns the completed ones.
 func checkCrashStates(t *testing.T, dir string, all map[uuid.UUID]bool) map[uuid.UUID]bool {
 	t.Helper()
-	e := openRocks(t, dir)
+	e := storagetest.OpenRocksDB(t, dir)
 	defer e.Close()
 	s, err := jobs.NewStore(e, jobs.Options{})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -72,8 +73,8 @@ func (g *gatedEngine) failNext(err error) {
 // forEachGated runs f on a gated engine of every kind, with a queue of
 // tenant 1 on clock c.
 func forEachGated(t *testing.T, f func(t *testing.T, g *gatedEngine, s *jobs.Store, q *jobs.Queue, c *clock)) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
-		g := &gatedEngine{Engine: e}
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		g := &gatedEngine{Engine: env.Engine}
 		c := newClock()
 		s := newStore(t, g, c)
 		f(t, g, s, tenantQueue(t, s, 1), c)

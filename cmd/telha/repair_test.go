@@ -12,6 +12,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 )
 
 // repairStore writes n durable batches into a new store and returns a copy
@@ -25,11 +26,7 @@ func repairStore(t *testing.T, n int) (string, []storage.Key) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "store")
-	e, err := rocksdb.Open(rocksdb.Config{Path: dir, CreateIfMissing: true, MemtableSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := storagetest.OpenRocksDB(t, dir)
 	var keys []storage.Key
 	for i := range n {
 		k := storage.NodeVersionKey(s, uuid.New(), storage.Timestamp(i), 0)
@@ -80,11 +77,7 @@ func TestRepairCommand(t *testing.T) {
 		t.Fatalf("Open of the damaged store = %v, want storage.ErrCorrupt", err)
 	}
 	held := filepath.Join(t.TempDir(), "held")
-	e, err := rocksdb.Open(rocksdb.Config{Path: held, CreateIfMissing: true, MemtableSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	storagetest.OpenRocksDB(t, held)
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, []byte("not a store"), 0o644); err != nil {
 		t.Fatal(err)

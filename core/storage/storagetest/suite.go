@@ -27,6 +27,10 @@
 //
 // Random choices come from a fixed seed, logged on failure; set
 // STORAGETEST_SEED to another integer to explore.
+//
+// The package also holds the engine matrix (EachEngine): the one list of
+// engines, memory, RocksDB and every kind added with Register, that every
+// module's tests run on.
 package storagetest
 
 import (
