@@ -1,6 +1,7 @@
 package rocksdb
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -126,17 +127,26 @@ func (e *Engine) writeDurable(b *storage.Batch) error {
 	}
 	group := e.group.gather()
 	start := time.Now()
+	// Should the write panic, the group fails with errLeaderPanicked and
+	// the lead passes on: the engine stays usable, nothing is acknowledged.
+	failAll(group, errLeaderPanicked)
+	defer func() {
+		e.group.handOff(len(group), time.Since(start))
+		for _, w := range group {
+			close(w.done)
+		}
+	}()
 	e.writeGroup(group)
-	e.group.handOff(len(group), time.Since(start))
-	for _, w := range group {
-		close(w.done)
-	}
 	return w.err
 }
 
+// errLeaderPanicked is the error of the writes of a group whose leader
+// panicked while writing it.
+var errLeaderPanicked = errors.New("the write of its group panicked")
+
 // writeGroup writes the batches of group as one RocksDB write that syncs
 // the log, and sets each write's error. Each batch is checked as it is
-// copied, as apply does; one that fails is rolled back out of the group.
+// copied, as Write does; one that fails is rolled back out of the group.
 func (e *Engine) writeGroup(group []*durableWrite) {
 	wb := grocksdb.NewWriteBatch()
 	defer wb.Destroy()
@@ -161,8 +171,13 @@ func (e *Engine) writeGroup(group []*durableWrite) {
 	if len(written) == 0 {
 		return
 	}
-	if err := e.logged(true, uint64(count), func() error { return e.db.Write(e.durable, wb) }); err != nil {
+	err := e.logged(true, uint64(count), func() error { return e.db.Write(e.durable, wb) })
+	if err != nil {
 		failAll(written, err)
+		return
+	}
+	for _, w := range written {
+		w.err = nil
 	}
 }
 

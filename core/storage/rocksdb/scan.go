@@ -14,7 +14,7 @@ import (
 //
 // Rows are read in batches: one call into RocksDB copies as many rows as
 // fit into a new buffer, from 1 KiB for the first batch of a scan up to
-// 32 KiB, and the rows of a batch share that buffer (each row's slices are
+// 16 KiB, and the rows of a batch share that buffer (each row's slices are
 // capped, so an append to one never writes into another). A caller that
 // keeps a few rows of a long scan for long keeps their batches alive too:
 // copy those rows (bytes.Clone) to release the rest.
@@ -36,7 +36,7 @@ func failedScan(err error) iter.Seq2[storage.KV, error] {
 // a batch's cost. A row larger than the buffer gets a buffer of its own.
 const (
 	minBatch = 1 << 10
-	maxBatch = 32 << 10
+	maxBatch = 16 << 10
 )
 
 // cursor is one scan's C cursor (cursor.c): its RocksDB iterator, with the
