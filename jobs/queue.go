@@ -276,10 +276,10 @@ func (q *Queue) List(state State) ([]Job, error) {
 }
 
 // holdLocked waits until l's job is not moving, checks that l still holds
-// it, and returns the job's address and value. The checks run in this order: the job must exist
-// (ErrUnknownJob) and be leased (ErrLeaseLost), to l's owner
-// (ErrWrongOwner), under l's claim (ErrLeaseLost), and not expired
-// (ErrLeaseLost: the reaper may hand it out at any moment).
+// it, and returns the job's address and value. The checks run in this
+// order: the job must exist (ErrUnknownJob) and be leased (ErrLeaseLost),
+// to l's owner (ErrWrongOwner), under l's claim (ErrLeaseLost), and not
+// expired (ErrLeaseLost: the reaper may hand it out at any moment).
 func (q *Queue) holdLocked(l Lease, now time.Time) (addr, record, error) {
 	a := addrOf(l.Ref)
 	q.settleLocked(a)
