@@ -98,6 +98,7 @@ func (s *Store) RunReaper(ctx context.Context, every time.Duration) error {
 func (q *Queue) reclaim(a addr, now int64) (State, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.settleLocked(a)
 	v, err := q.space.get(q.store.engine, Leased, a)
 	if errors.Is(err, storage.ErrNotFound) {
 		return 0, nil // completed, failed or reclaimed since the sweep
@@ -107,8 +108,8 @@ func (q *Queue) reclaim(a addr, now int64) (State, error) {
 	}
 	rec, err := decodeRecord(v)
 	if err != nil {
-		if err := q.buryLocked(row{State: Leased, JobAddr: a, Value: v}, err); err != nil {
-			return 0, fmt.Errorf("reclaim in %s: %w", q, err)
+		if err := q.commitLocked(buryMove(row{State: Leased, JobAddr: a, Value: v}, err)); err != nil {
+			return 0, fmt.Errorf("reclaim in %s: bury malformed job %s: %w", q, a.ID, err)
 		}
 		return Dead, nil
 	}
@@ -121,7 +122,7 @@ func (q *Queue) reclaim(a addr, now int64) (State, error) {
 	if rec.attempts >= rec.maxAttempts {
 		to = Dead
 	}
-	if err := q.write(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
 		return 0, fmt.Errorf("reclaim %s in %s: %w", a.ID, q, err)
 	}
 	if to == Queued {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -24,14 +25,19 @@ type Engine struct {
 	db       *grocksdb.DB                   // nil only in the zero Engine
 	handles  []*grocksdb.ColumnFamilyHandle // every open family, for Close
 	families []*grocksdb.ColumnFamilyHandle // indexed by storage.ColumnFamily
+	native   handles                        // their C handles, for the scan cursor
 	read     *grocksdb.ReadOptions
 	write    *grocksdb.WriteOptions // the configured sync policy
 	durable  *grocksdb.WriteOptions // always syncs the WAL
 	syncs    bool                   // write syncs, as durable does
 	mark     *syncMark
 
-	mu     sync.RWMutex
-	closed bool
+	group groupCommit // of WriteDurable
+
+	mu sync.RWMutex
+	// closed is set under mu held for writing, by Close; it is atomic so
+	// that a scan can check it between the rows of a batch without mu.
+	closed atomic.Bool
 
 	// live guards the registries of open cursors and snapshots, which Close
 	// releases. Entries are added and removed under mu's read lock, so
@@ -58,10 +64,12 @@ func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHand
 		mark:      mark,
 		cursors:   make(map[*cursor]struct{}),
 		snapshots: make(map[*Snapshot]struct{}),
+		group:     groupCommit{arrived: make(chan struct{}, 1)},
 	}
 	for i, cf := range families {
 		e.families[cf] = handles[i+1]
 	}
+	e.native = nativeHandles(db, e.families)
 	e.write.SetSync(cfg.SyncWrites)
 	e.durable.SetSync(true)
 	return e
@@ -76,7 +84,7 @@ func (e *Engine) enter(s *Snapshot) error {
 		return storage.ErrNotOpen
 	}
 	e.mu.RLock()
-	if e.closed || (s != nil && s.closed) {
+	if e.closedUnder(s) {
 		e.mu.RUnlock()
 		return storage.ErrClosed
 	}
@@ -89,9 +97,9 @@ func (e *Engine) Put(k storage.Key, value []byte) error {
 	if err := m.Check(); err != nil {
 		return fmt.Errorf("put: %w", err)
 	}
-	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		return e.db.PutCF(wo, e.families[k.Family()], k.AppendTo(key), value)
-	})
+	}, 1)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", k, err)
 	}
@@ -103,9 +111,9 @@ func (e *Engine) Delete(k storage.Key) error {
 	if !k.Valid() {
 		return fmt.Errorf("delete: %w", storage.ErrInvalidKey)
 	}
-	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		return e.db.DeleteCF(wo, e.families[k.Family()], k.AppendTo(key))
-	})
+	}, 1)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", k, err)
 	}
@@ -116,39 +124,54 @@ func (e *Engine) Delete(k storage.Key) error {
 // configured sync policy. A poisoned batch (b.Err() != nil) is refused
 // whole, and so is a batch holding a mutation that fails
 // storage.Mutation.Check, however it came to be there.
-func (e *Engine) Write(b *storage.Batch) error { return e.apply(false, b) }
-
-// WriteDurable applies b atomically and returns once the write-ahead log is
-// synced, whatever Config.SyncWrites says.
-func (e *Engine) WriteDurable(b *storage.Batch) error { return e.apply(true, b) }
-
-// apply writes b as one RocksDB write batch. Every mutation is checked as
-// it is copied into the write batch: the copy is what RocksDB receives, so
-// nothing can change between the check and the write. The keys pass
-// through one pooled buffer, which RocksDB copies from, so a write makes no
-// allocation per mutation.
-func (e *Engine) apply(durable bool, b *storage.Batch) error {
+func (e *Engine) Write(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}
-	err := e.commit(durable, uint64(b.Len()), func(wo *grocksdb.WriteOptions, key []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		wb := grocksdb.NewWriteBatch()
 		defer wb.Destroy()
-		for i, m := range b.All() {
-			if err := m.Check(); err != nil {
-				return fmt.Errorf("mutation %d: %w", i, err)
-			}
-			h := e.families[m.Key.Family()]
-			if m.Kind == storage.MutationPut {
-				wb.PutCF(h, m.Key.AppendTo(key), m.Value)
-			} else {
-				wb.DeleteCF(h, m.Key.AppendTo(key))
-			}
+		if err := e.copyBatch(wb, b, key); err != nil {
+			return err
 		}
 		return e.db.Write(wo, wb)
-	})
+	}, uint64(b.Len()))
 	if err != nil {
 		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+	}
+	return nil
+}
+
+// WriteDurable applies b atomically and returns once the write-ahead log is
+// synced, whatever Config.SyncWrites says. Concurrent calls share log
+// syncs: see groupCommit. Batches are checked as Write checks them.
+func (e *Engine) WriteDurable(b *storage.Batch) error {
+	if err := b.Err(); err != nil {
+		return fmt.Errorf("write batch: %w", err)
+	}
+	if err := e.enter(nil); err != nil {
+		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+	}
+	defer e.mu.RUnlock()
+	return e.writeDurable(b)
+}
+
+// copyBatch copies the mutations of b into wb, checking each as it is
+// copied: the copy is what RocksDB receives, so nothing can change between
+// the check and the write. The keys pass through key, a buffer of length
+// 0, which RocksDB copies from, so a write makes no allocation per
+// mutation.
+func (e *Engine) copyBatch(wb *grocksdb.WriteBatch, b *storage.Batch, key []byte) error {
+	for i, m := range b.All() {
+		if err := m.Check(); err != nil {
+			return fmt.Errorf("mutation %d: %w", i, err)
+		}
+		h := e.families[m.Key.Family()]
+		if m.Kind == storage.MutationPut {
+			wb.PutCF(h, m.Key.AppendTo(key), m.Value)
+		} else {
+			wb.DeleteCF(h, m.Key.AppendTo(key))
+		}
 	}
 	return nil
 }
@@ -159,28 +182,30 @@ func (e *Engine) apply(durable bool, b *storage.Batch) error {
 var keyBuffers = sync.Pool{New: func() any { return new([storage.MaxKeyLen]byte) }}
 
 // commit runs one write, do, with the engine entered, the write options of
-// the sync policy (always syncing when durable), and a key buffer of length
-// 0. A write that syncs the log and succeeds advances the sync mark by
-// count, the sequence numbers it uses, from the last sequence number
-// published before it: every write published before it precedes it in the
-// log, and the sync that acknowledges it covers them all, so the mark never
-// exceeds what is on stable storage (see syncMark).
-func (e *Engine) commit(durable bool, count uint64, do func(*grocksdb.WriteOptions, []byte) error) error {
+// the sync policy, and a key buffer of length 0; count is the sequence
+// numbers the write uses (see logged).
+func (e *Engine) commit(do func(*grocksdb.WriteOptions, []byte) error, count uint64) error {
 	if err := e.enter(nil); err != nil {
 		return err
 	}
 	defer e.mu.RUnlock()
-	wo, syncs := e.write, e.syncs
-	if durable {
-		wo, syncs = e.durable, true
-	}
 	buf := keyBuffers.Get().(*[storage.MaxKeyLen]byte)
 	defer keyBuffers.Put(buf)
+	return e.logged(e.syncs, count, func() error { return do(e.write, buf[:0]) })
+}
+
+// logged runs write, which syncs the log if syncs. A write that syncs the
+// log and succeeds advances the sync mark by count, the sequence numbers
+// it uses, from the last sequence number published before it: every write
+// published before it precedes it in the log, and the sync that
+// acknowledges it covers them all, so the mark never exceeds what is on
+// stable storage (see syncMark).
+func (e *Engine) logged(syncs bool, count uint64, write func() error) error {
 	var before uint64
 	if syncs {
 		before = e.db.GetLatestSequenceNumber()
 	}
-	if err := do(wo, buf[:0]); err != nil {
+	if err := write(); err != nil {
 		return classify(err)
 	}
 	if syncs {
@@ -215,9 +240,9 @@ func (e *Engine) DeleteRange(r storage.ScanRange) error {
 		e.mu.RUnlock()
 		return nil
 	}
-	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, _ []byte) error {
+	err := e.commit(func(wo *grocksdb.WriteOptions, _ []byte) error {
 		return e.db.DeleteRangeCF(wo, e.families[r.Family()], lower, upper)
-	})
+	}, 1)
 	if err != nil {
 		return fmt.Errorf("delete range %s: %w", r, err)
 	}
@@ -239,10 +264,10 @@ func (e *Engine) Close() error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed.Load() {
 		return fmt.Errorf("close %s: %w", e.path, storage.ErrClosed)
 	}
-	e.closed = true
+	e.closed.Store(true)
 	e.live.Lock()
 	for c := range e.cursors {
 		c.release()

@@ -575,7 +575,7 @@ func TestWriteDurableSyncs(t *testing.T) {
 
 // walSyncs reads the cumulative WAL sync count from the "rocksdb.dbstats"
 // property, whose line reads "Cumulative WAL: 3 writes, 1 syncs, ...".
-func walSyncs(t *testing.T, e *Engine) int {
+func walSyncs(t testing.TB, e *Engine) int {
 	t.Helper()
 	stats := e.db.GetProperty("rocksdb.dbstats")
 	for line := range strings.Lines(stats) {

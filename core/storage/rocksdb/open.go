@@ -36,6 +36,9 @@ const defaultFamily = "default"
 // log, never acknowledged, is dropped silently. Recovery from damage is an
 // operator's decision: Repair.
 func Open(cfg Config) (*Engine, error) {
+	if errBinding != nil {
+		return nil, fmt.Errorf("open %q: %w", cfg.Path, errBinding)
+	}
 	if err := checkPath(cfg.Path); err != nil {
 		return nil, fmt.Errorf("open %q: %w", cfg.Path, err)
 	}

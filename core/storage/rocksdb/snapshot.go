@@ -3,6 +3,7 @@ package rocksdb
 import (
 	"fmt"
 	"iter"
+	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -15,11 +16,14 @@ import (
 // makes one: the zero Snapshot, and a nil *Snapshot, refuse every call with
 // storage.ErrNotOpen.
 type Snapshot struct {
-	e    *Engine
-	snap *grocksdb.Snapshot
-	ro   *grocksdb.ReadOptions
+	e      *Engine
+	snap   *grocksdb.Snapshot
+	native *cSnapshot // snap's C handle, for the scan cursor
+	ro     *grocksdb.ReadOptions
 
-	closed bool // by its own Close; guarded by e.mu
+	// closed is set by the snapshot's own Close, under e.mu held for
+	// writing; atomic, as Engine.closed is.
+	closed atomic.Bool
 }
 
 var _ storage.Snapshot = (*Snapshot)(nil)
@@ -31,6 +35,7 @@ func (e *Engine) Snapshot() (storage.Snapshot, error) {
 	}
 	defer e.mu.RUnlock()
 	s := &Snapshot{e: e, snap: e.db.NewSnapshot(), ro: grocksdb.NewDefaultReadOptions()}
+	s.native = nativeSnapshot(s.snap)
 	s.ro.SetSnapshot(s.snap)
 	e.live.Lock()
 	e.snapshots[s] = struct{}{}
@@ -66,11 +71,11 @@ func (s *Snapshot) Close() error {
 	e := s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return fmt.Errorf("close snapshot: %w", storage.ErrClosed)
 	}
-	s.closed = true
-	if e.closed {
+	s.closed.Store(true)
+	if e.closed.Load() {
 		return nil
 	}
 	e.live.Lock()
