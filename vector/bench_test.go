@@ -100,11 +100,11 @@ func (d *benchData) build() error {
 		id := uuid.New()
 		v := randomVector()
 		d.ids, d.vecs = append(d.ids, id), append(d.vecs, v)
-		if err := vector.Stage(&batch, d.scope, model, id, 1, 10, v); err != nil {
+		if err := d.store.Stage(&batch, d.scope, model, id, 1, 10, v); err != nil {
 			return err
 		}
 		if batch.Len() == 1000 || i == benchVectors-1 {
-			if err := db.Write(&batch); err != nil {
+			if err := d.store.Write(&batch); err != nil {
 				return err
 			}
 			batch.Reset()

@@ -80,6 +80,7 @@ func TestClosedEngine(t *testing.T) {
 // model the registry could not have handed out would store a row that no
 // read decodes, or a vector under another model's id.
 func TestStageRefusesForgedModels(t *testing.T) {
+	s := New(storage.NewMemoryEngine())
 	scope := testengine.Scope(t)
 	real := Model{Name: "m", ID: storage.ModelIDOf("m"), Dimension: 2, Metric: L2}
 	for name, m := range map[string]Model{
@@ -91,12 +92,12 @@ func TestStageRefusesForgedModels(t *testing.T) {
 	} {
 		var b storage.Batch
 		v := make([]float32, max(m.Dimension, 0)%1000)
-		if err := Stage(&b, scope, m, uuid.New(), 1, 1, v); !errors.Is(err, models.ErrInvalidModel) || b.Len() != 0 {
+		if err := s.Stage(&b, scope, m, uuid.New(), 1, 1, v); !errors.Is(err, models.ErrInvalidModel) || b.Len() != 0 {
 			t.Errorf("%s: %v, %d rows staged; want ErrInvalidModel and none", name, err, b.Len())
 		}
 	}
 	var b storage.Batch
-	if err := Stage(&b, scope, real, uuid.New(), 1, 1, []float32{1, 2}); err != nil || b.Len() != 1 {
+	if err := s.Stage(&b, scope, real, uuid.New(), 1, 1, []float32{1, 2}); err != nil || b.Len() != 1 {
 		t.Fatalf("the real model: %v", err)
 	}
 }

@@ -9,14 +9,60 @@ import (
 	"telha.dev/core/storage/system/models"
 )
 
-// Store reads and writes vectors on one engine. It holds no state of its
-// own, so it is safe for concurrent use whenever the engine is.
+// Store reads and writes vectors on one engine, and keeps the in-memory
+// indexes that answer searches of "now" (see the package documentation).
+// It is safe for concurrent use whenever the engine is.
+//
+// The indexes hear of every write made through the Store (Put, Delete,
+// Write, WriteDurable, and batches of Stage however they are written) and
+// of every storage.WipeTenant on the same engine value. A vectors row
+// written to the engine any other way is not seen by a search of "now"
+// until the Store is opened again.
 type Store struct {
-	eng storage.Engine
+	eng    storage.Engine
+	mem    *memory
+	cancel func() // ends the wipe registration
 }
 
-// New returns a store over eng.
-func New(eng storage.Engine) *Store { return &Store{eng: eng} }
+// New returns a store over eng with default Options.
+func New(eng storage.Engine) *Store { return NewWithOptions(eng, Options{}) }
+
+// NewWithOptions returns a store over eng. It reads nothing: the index of
+// a tenant and model is loaded by its first search of "now", and its
+// approximate graph built by its first approximate search (or by Warm).
+func NewWithOptions(eng storage.Engine, opts Options) *Store {
+	s := &Store{eng: eng, mem: newMemory(opts)}
+	s.cancel = storage.OnWipe(eng, s, (*Store).forget)
+	return s
+}
+
+// forget drops the indexes of a wiped tenant.
+func (s *Store) forget(scope storage.TenantScope) { s.mem.forget(scope) }
+
+// Close frees the in-memory indexes and stops their builders. The engine
+// stays open. Later calls of the Store fail with storage.ErrClosed; Close
+// itself may be called again.
+func (s *Store) Close() error {
+	if s.mem == nil {
+		return nil
+	}
+	s.mem.close()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	return nil
+}
+
+// ready reports why the store cannot be used: no engine, or closed.
+func (s *Store) ready() error {
+	if s.eng == nil || s.mem == nil {
+		return ErrNoEngine
+	}
+	if s.mem.closed.Load() {
+		return storage.ErrClosed
+	}
+	return nil
+}
 
 // AsOf is a point in valid time and transaction time.
 type AsOf struct {
@@ -39,12 +85,15 @@ func (at AsOf) visible(validStart, txStart storage.Timestamp) bool {
 // recorded at txStart. The model must be registered at txStart and v must
 // match its dimension.
 func (s *Store) Put(scope storage.TenantScope, node uuid.UUID, model string, validStart, txStart storage.Timestamp, v []float32) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("put vector %s: %w", node, err)
+	}
 	err := models.Pin(s.eng, model, txStart, func(m Model) error {
 		var b storage.Batch
-		if err := Stage(&b, scope, m, node, validStart, txStart, v); err != nil {
+		if err := stage(&b, scope, m, node, validStart, txStart, v); err != nil {
 			return err
 		}
-		return s.eng.Write(&b)
+		return s.write(&b, false)
 	})
 	if err != nil {
 		return fmt.Errorf("put vector %s: %w", node, err)
@@ -52,12 +101,33 @@ func (s *Store) Put(scope storage.TenantScope, node uuid.UUID, model string, val
 	return nil
 }
 
-// Stage adds the write of v to b, so that a vector lands in the same atomic
-// batch as the node version it belongs to. m is the model as looked up by
-// the caller (one lookup serves a whole bulk load). A caller that writes b
-// later should look m up and write b inside models.Pin, as Put does, so
-// that a redefinition of the model cannot land in between.
-func Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
+// Stage adds the write of v to b, so that many vectors, or a vector and
+// other rows, land in one atomic batch. m is the model as looked up by the
+// caller (one lookup serves a whole bulk load); it is checked for
+// validity, not against the registry, so a model redefined since the
+// lookup stores rows that searches at the new dimension pass over.
+//
+// Write b with s.Write or s.WriteDurable, which bring the in-memory
+// indexes up to date at once. A batch written straight to the engine is
+// noticed too, but later: its rows stay pending until a search of their
+// tenant and model finds them stored (one point read each), and a batch
+// that is never written keeps its rows pending until the Store is closed.
+func (s *Store) Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("stage vector %s: %w", node, err)
+	}
+	if err := stage(b, scope, m, node, validStart, txStart, v); err != nil {
+		return err
+	}
+	key := indexKey{scope: scope, model: m.ID}
+	if err := s.mem.stage(s.eng, key, stagedRow{node: node, valid: validStart, tx: txStart}); err != nil {
+		return fmt.Errorf("stage vector %s: %w", node, err)
+	}
+	return nil
+}
+
+// stage checks a vector write and adds it to b.
+func stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
 	if scope.IsZero() || node == uuid.Nil {
 		return fmt.Errorf("stage vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
 	}
@@ -71,18 +141,56 @@ func Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID,
 	return b.Err()
 }
 
+// Write applies b to the engine under its sync policy, then brings the
+// in-memory indexes up to date with the vectors rows it holds (rows of
+// other families pass through). If the engine fails, the indexes that b
+// touches are dropped and loaded again when next searched.
+func (s *Store) Write(b *storage.Batch) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("write vectors: %w", err)
+	}
+	return s.write(b, false)
+}
+
+// WriteDurable is Write with Engine.WriteDurable: it returns once b is on
+// stable storage.
+func (s *Store) WriteDurable(b *storage.Batch) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("write vectors: %w", err)
+	}
+	return s.write(b, true)
+}
+
+func (s *Store) write(b *storage.Batch, durable bool) error {
+	var err error
+	if durable {
+		err = s.eng.WriteDurable(b)
+	} else {
+		err = s.eng.Write(b)
+	}
+	if err != nil {
+		s.mem.failedBatch(b)
+		return err
+	}
+	s.mem.applyBatch(s.eng, b)
+	return nil
+}
+
 // Delete ends the embedding of node under model from validStart on,
 // recorded at txStart, by writing a tombstone version. The tombstone is
 // written durably: once Delete returns, the vector stays deleted through a
 // crash or a power loss.
 func (s *Store) Delete(scope storage.TenantScope, node uuid.UUID, model string, validStart, txStart storage.Timestamp) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("delete vector %s: %w", node, err)
+	}
 	if scope.IsZero() || node == uuid.Nil {
 		return fmt.Errorf("delete vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
 	}
 	err := models.Pin(s.eng, model, txStart, func(m Model) error {
 		var b storage.Batch
 		b.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), encodeTombstone())
-		return s.eng.WriteDurable(&b)
+		return s.write(&b, true)
 	})
 	if err != nil {
 		return fmt.Errorf("delete vector %s: %w", node, err)
@@ -94,6 +202,9 @@ func (s *Store) Delete(scope storage.TenantScope, node uuid.UUID, model string, 
 // The model only needs to be registered: a vector stored under an earlier
 // definition is returned as stored.
 func (s *Store) Get(scope storage.TenantScope, node uuid.UUID, model string, at AsOf) ([]float32, error) {
+	if err := s.ready(); err != nil {
+		return nil, fmt.Errorf("get vector %s: %w", node, err)
+	}
 	if scope.IsZero() {
 		return nil, fmt.Errorf("get vector %s: zero scope: %w", node, ErrInvalidQuery)
 	}

@@ -1,0 +1,265 @@
+package vector
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+	"telha.dev/core/storage"
+)
+
+// index is the in-memory "now" of one tenant's vectors under one model:
+// for every node, its head (the version visible as of Latest: the latest
+// valid start, then the latest tx start), and the live heads' vectors in
+// one matrix per dimension. A model's dimension is fixed while vectors of
+// it are stored, so there is one matrix in practice; a second appears only
+// for rows staged under an outdated definition, which searches at the
+// current dimension must pass over, as the store path does.
+//
+// The index answers a query whose time is at or after every row it holds
+// (newest): as of such a time every node's visible version is its head.
+// Older times are read from the store.
+//
+// mu guards everything below it. Searches hold it for reading; loading,
+// applying writes and inserting into the graph hold it for writing.
+type index struct {
+	key  indexKey
+	opts *Options
+
+	mu      sync.RWMutex
+	loaded  bool
+	dropped bool // taken out of the Store (wipe, close): look the index up again
+	heads   map[uuid.UUID]head
+	mats    map[int]*matrix
+	newest  AsOf // the latest valid start and tx start of any row seen
+}
+
+// head is the Latest version of one node.
+type head struct {
+	valid, tx storage.Timestamp
+	dim       int32 // 0 for a tombstone
+	slot      uint32
+}
+
+// indexKey names an index: a tenant and a model.
+type indexKey struct {
+	scope storage.TenantScope
+	model storage.ModelID
+}
+
+func newIndex(key indexKey, opts *Options) *index {
+	return &index{key: key, opts: opts}
+}
+
+// reset empties the index; it is loaded again on its next use.
+func (ix *index) reset() {
+	ix.loaded = false
+	ix.heads = nil
+	ix.mats = nil
+	ix.newest = AsOf{Valid: storage.MinTimestamp, Tx: storage.MinTimestamp}
+}
+
+// load reads the index from r: one scan of the tenant's vectors family,
+// whose rows come by node, model, then latest version first, so the first
+// row of each (node, model) is its head. Must hold mu for writing.
+func (ix *index) load(r storage.Reader) error {
+	ix.reset()
+	ix.heads = make(map[uuid.UUID]head)
+	ix.mats = make(map[int]*matrix)
+	var (
+		buf  []float32
+		last uuid.UUID
+		seen bool
+	)
+	for kv, err := range r.Scan(storage.TenantAll(ix.key.scope, storage.Vectors)) {
+		if err != nil {
+			return fmt.Errorf("load vectors: %w", err)
+		}
+		p, err := storage.DecodeVector(kv.Key)
+		if err != nil {
+			return fmt.Errorf("load vectors: %w", err)
+		}
+		if p.Model != ix.key.model {
+			continue
+		}
+		ix.raise(p.ValidStart, p.TxStart)
+		if seen && p.Node == last {
+			continue
+		}
+		last, seen = p.Node, true
+		v, tomb, err := decodeValue(buf, kv.Value)
+		if err != nil {
+			return fmt.Errorf("load vectors: node %s: %w", p.Node, err)
+		}
+		buf = v
+		ix.setHead(p.Node, p.ValidStart, p.TxStart, v, tomb)
+	}
+	ix.loaded = true
+	return nil
+}
+
+// raise moves newest up to cover a row written at (valid, tx).
+func (ix *index) raise(valid, tx storage.Timestamp) {
+	ix.newest.Valid = max(ix.newest.Valid, valid)
+	ix.newest.Tx = max(ix.newest.Tx, tx)
+}
+
+// serves reports whether the index answers a query as of at.
+func (ix *index) serves(at AsOf) bool {
+	return at.Valid >= ix.newest.Valid && at.Tx >= ix.newest.Tx
+}
+
+// setHead makes (valid, tx, v) the head of node; tomb marks a tombstone.
+func (ix *index) setHead(node uuid.UUID, valid, tx storage.Timestamp, v []float32, tomb bool) {
+	ix.dropHead(node)
+	h := head{valid: valid, tx: tx}
+	if !tomb {
+		mx := ix.mats[len(v)]
+		if mx == nil {
+			mx = newMatrix(len(v))
+			ix.mats[len(v)] = mx
+		}
+		h.dim, h.slot = int32(len(v)), mx.add(node, v)
+		ix.grew(mx)
+	}
+	ix.heads[node] = h
+}
+
+// dropHead forgets node's head, if any, and kills its slot.
+func (ix *index) dropHead(node uuid.UUID) {
+	old, ok := ix.heads[node]
+	if !ok {
+		return
+	}
+	delete(ix.heads, node)
+	if old.dim == 0 {
+		return
+	}
+	mx := ix.mats[int(old.dim)]
+	mx.kill(old.slot)
+	if mx.sparse() {
+		ix.compact(mx)
+	}
+}
+
+// compact replaces mx by a copy without its dead slots and moves the
+// heads to their new slots. The graph, which knows points by slot, starts
+// over and is rebuilt in the background if there was one.
+func (ix *index) compact(mx *matrix) {
+	out := mx.compacted()
+	for slot, node := range out.nodes {
+		h := ix.heads[node]
+		h.slot = uint32(slot)
+		ix.heads[node] = h
+	}
+	ix.mats[mx.dim] = out
+	if mx.ann != nil {
+		ix.startGraph(out, mx.ann.metric)
+	}
+}
+
+// apply brings the index up to date with one written row of its tenant
+// and model, whose write has reached the engine. A put of a version later
+// than the node's head becomes the head from the written value; a put of
+// an earlier version changes nothing. Anything else (a put at the head's
+// own key, which concurrent writers may have written in either order, or
+// a delete of a row) is settled by reading the node's history back from
+// the engine, the one arbiter of order. Must hold mu for writing.
+func (ix *index) apply(r storage.Reader, m storage.Mutation, p storage.VectorParts) error {
+	ix.raise(p.ValidStart, p.TxStart)
+	h, ok := ix.heads[p.Node]
+	if m.Kind == storage.MutationPut {
+		later := !ok || p.ValidStart > h.valid || (p.ValidStart == h.valid && p.TxStart > h.tx)
+		if later {
+			v, tomb, err := decodeValue(nil, m.Value)
+			if err == nil {
+				ix.setHead(p.Node, p.ValidStart, p.TxStart, v, tomb)
+				return nil
+			}
+		} else if p.ValidStart != h.valid || p.TxStart != h.tx {
+			return nil
+		}
+	}
+	return ix.reread(r, p.Node)
+}
+
+// reread sets the head of node from its stored history.
+func (ix *index) reread(r storage.Reader, node uuid.UUID) error {
+	for kv, err := range r.Scan(storage.VectorHistory(ix.key.scope, node, ix.key.model)) {
+		if err != nil {
+			return err
+		}
+		p, err := storage.DecodeVector(kv.Key)
+		if err != nil {
+			return err
+		}
+		v, tomb, err := decodeValue(nil, kv.Value)
+		if err != nil {
+			return fmt.Errorf("node %s: %w", node, err)
+		}
+		ix.raise(p.ValidStart, p.TxStart)
+		ix.setHead(node, p.ValidStart, p.TxStart, v, tomb)
+		return nil
+	}
+	ix.dropHead(node)
+	return nil
+}
+
+// search answers q from the index, which the caller holds for reading,
+// and reports false if the index does not read as of q.At. An approximate
+// search of a matrix without a graph under q's metric is answered exactly
+// and returns the matrix, whose graph the caller should start.
+func (ix *index) search(m Model, q Query) (hits []Hit, ok bool, graphless *matrix) {
+	if !ix.serves(q.At) {
+		return nil, false, nil
+	}
+	k := newKNN(m.Metric, q.Vector, q.K)
+	mx := ix.mats[m.Dimension]
+	if mx == nil {
+		return k.result(), true, nil
+	}
+	set, allowed := mx.live, mx.nlive
+	if q.Filter != nil {
+		set, allowed = ix.filter(mx, q.Filter.IDs)
+	}
+	p := newProbe(m.Metric, q.Vector)
+	switch {
+	case q.Method != Approximate || (ix.opts.ExactBelow > 0 && allowed < ix.opts.ExactBelow):
+		mx.exact(&p, &k, set, 0)
+	case mx.ann == nil || mx.ann.metric != m.Metric:
+		mx.exact(&p, &k, set, 0)
+		graphless = mx
+	default:
+		mx.approximate(&p, &k, set, max(ix.opts.EfSearch, q.K))
+	}
+	return k.result(), true, graphless
+}
+
+// filter returns the slots of mx that hold the current vectors of ids, and
+// their number.
+func (ix *index) filter(mx *matrix, ids []uuid.UUID) (bitset, int) {
+	set := make(bitset, len(mx.live))
+	n := 0
+	for _, id := range ids {
+		h, ok := ix.heads[id]
+		if !ok || int(h.dim) != mx.dim || set.has(h.slot) {
+			continue
+		}
+		set.set(h.slot)
+		n++
+	}
+	return set, n
+}
+
+// wantGraph gives mx a graph under metric, if it is still a matrix of the
+// index and has none under that metric.
+func (ix *index) wantGraph(mx *matrix, metric Metric) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dropped || !ix.loaded || ix.mats[mx.dim] != mx {
+		return
+	}
+	if mx.ann == nil || mx.ann.metric != metric {
+		ix.startGraph(mx, metric)
+	}
+}

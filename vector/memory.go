@@ -1,0 +1,334 @@
+package vector
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+	"telha.dev/core/storage"
+)
+
+// memory is a Store's in-memory side: an index per (tenant, model) that
+// has been searched, and the rows Stage added to batches that the Store
+// has not yet seen written.
+//
+// Lock order: memory.mu is innermost. Code may take it while holding an
+// index's mu, never the reverse.
+type memory struct {
+	opts Options
+
+	mu      sync.Mutex
+	closed  atomic.Bool // set under mu
+	indexes map[indexKey]*index
+	staged  map[indexKey]*pending
+	nstaged atomic.Int64 // rows in staged, read without mu by every search
+}
+
+// pending is the staged rows of one index. They are settled (checked
+// against the engine, applied if written) by the next search of the index,
+// and by Stage itself when their number doubles, so rows of batches that
+// were written straight to the engine do not pile up.
+type pending struct {
+	rows     map[stagedRow]struct{}
+	settleAt int
+}
+
+// stagedRow is the key of a row added by Stage.
+type stagedRow struct {
+	node      uuid.UUID
+	valid, tx storage.Timestamp
+}
+
+// minSettle is the number of staged rows of one index that makes Stage
+// settle them.
+const minSettle = 1024
+
+func newMemory(opts Options) *memory {
+	return &memory{
+		opts:    opts.withDefaults(),
+		indexes: make(map[indexKey]*index),
+		staged:  make(map[indexKey]*pending),
+	}
+}
+
+// lookup returns the index of key, made (unloaded) if there is none.
+func (mem *memory) lookup(key indexKey) (*index, error) {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	if mem.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	ix := mem.indexes[key]
+	if ix == nil {
+		ix = newIndex(key, &mem.opts)
+		mem.indexes[key] = ix
+	}
+	return ix, nil
+}
+
+// existing returns the index of key, or nil.
+func (mem *memory) existing(key indexKey) *index {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	return mem.indexes[key]
+}
+
+// acquire returns the index of key loaded from r, its staged rows
+// settled, with its mu held for reading: release it with RUnlock.
+func (mem *memory) acquire(r storage.Reader, key indexKey) (*index, error) {
+	for {
+		ix, err := mem.lookup(key)
+		if err != nil {
+			return nil, err
+		}
+		ix.mu.RLock()
+		if !ix.dropped && ix.loaded && !mem.hasStaged(key) {
+			return ix, nil
+		}
+		ix.mu.RUnlock()
+		if err := mem.prepare(r, ix); err != nil {
+			return nil, err
+		}
+		ix.mu.RLock()
+		if !ix.dropped && ix.loaded {
+			return ix, nil
+		}
+		ix.mu.RUnlock()
+	}
+}
+
+// prepare loads ix if it is not loaded and settles its staged rows.
+func (mem *memory) prepare(r storage.Reader, ix *index) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dropped {
+		return nil
+	}
+	if !ix.loaded {
+		if err := ix.load(r); err != nil {
+			ix.reset()
+			return err
+		}
+	}
+	return mem.settle(r, ix)
+}
+
+func (mem *memory) hasStaged(key indexKey) bool {
+	if mem.nstaged.Load() == 0 {
+		return false
+	}
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	return mem.staged[key] != nil
+}
+
+// stage records a row added to a batch by Stage.
+func (mem *memory) stage(r storage.Reader, key indexKey, row stagedRow) error {
+	mem.mu.Lock()
+	if mem.closed.Load() {
+		mem.mu.Unlock()
+		return storage.ErrClosed
+	}
+	p := mem.staged[key]
+	if p == nil {
+		p = &pending{rows: make(map[stagedRow]struct{}), settleAt: minSettle}
+		mem.staged[key] = p
+	}
+	if _, ok := p.rows[row]; !ok {
+		p.rows[row] = struct{}{}
+		mem.nstaged.Add(1)
+	}
+	due := len(p.rows) >= p.settleAt
+	mem.mu.Unlock()
+	if !due {
+		return nil
+	}
+	ix, err := mem.lookup(key)
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dropped {
+		return nil
+	}
+	return mem.settle(r, ix)
+}
+
+// settle checks the staged rows of ix against r: a row that is there was
+// written, so the index takes it in (a loaded index reads the node back;
+// an unloaded one will see the row when it loads) and the row stops being
+// staged. Must hold ix.mu for writing, so that no load can start between
+// the check and the unstaging.
+func (mem *memory) settle(r storage.Reader, ix *index) error {
+	mem.mu.Lock()
+	var rows []stagedRow
+	if p := mem.staged[ix.key]; p != nil {
+		for row := range p.rows {
+			rows = append(rows, row)
+		}
+	}
+	mem.mu.Unlock()
+	if len(rows) == 0 {
+		return nil
+	}
+	written := rows[:0]
+	for _, row := range rows {
+		_, err := r.Get(storage.VectorKey(ix.key.scope, row.node, ix.key.model, row.valid, row.tx))
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("settle staged vectors: %w", err)
+		}
+		if ix.loaded {
+			if err := ix.reread(r, row.node); err != nil {
+				return fmt.Errorf("settle staged vectors: %w", err)
+			}
+		}
+		written = append(written, row)
+	}
+	mem.unstage(ix.key, written...)
+	return nil
+}
+
+// unstage forgets staged rows of key.
+func (mem *memory) unstage(key indexKey, rows ...stagedRow) {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	p := mem.staged[key]
+	if p == nil {
+		return
+	}
+	for _, row := range rows {
+		if _, ok := p.rows[row]; ok {
+			delete(p.rows, row)
+			mem.nstaged.Add(-1)
+		}
+	}
+	if len(p.rows) == 0 {
+		delete(mem.staged, key)
+		return
+	}
+	p.settleAt = max(minSettle, 2*len(p.rows))
+}
+
+// applyBatch brings the indexes up to date with a batch that r now holds:
+// every vectors row of it is applied to the loaded index of its tenant and
+// model, and stops being staged. An index that cannot take a row is
+// dropped, to be loaded again from r when next searched.
+func (mem *memory) applyBatch(r storage.Reader, b *storage.Batch) {
+	for key, rows := range vectorRows(b) {
+		if ix := mem.existing(key); ix != nil {
+			ix.mu.Lock()
+			if ix.loaded && !ix.dropped {
+				for _, row := range rows {
+					if err := ix.apply(r, row.m, row.p); err != nil {
+						mem.drop(ix)
+						break
+					}
+				}
+			}
+			ix.mu.Unlock()
+		}
+		staged := make([]stagedRow, 0, len(rows))
+		for _, row := range rows {
+			staged = append(staged, stagedRow{node: row.p.Node, valid: row.p.ValidStart, tx: row.p.TxStart})
+		}
+		mem.unstage(key, staged...)
+	}
+}
+
+// failedBatch drops the indexes that b touches: the engine refused b, and
+// may or may not hold some of it (a distributed engine can fail after
+// applying), so they are loaded again from the engine when next searched.
+func (mem *memory) failedBatch(b *storage.Batch) {
+	for key := range vectorRows(b) {
+		if ix := mem.existing(key); ix != nil {
+			ix.mu.Lock()
+			mem.drop(ix)
+			ix.mu.Unlock()
+		}
+	}
+}
+
+// batchRow is one vectors mutation of a batch, decoded.
+type batchRow struct {
+	m storage.Mutation
+	p storage.VectorParts
+}
+
+// vectorRows groups the vectors mutations of b by index.
+func vectorRows(b *storage.Batch) map[indexKey][]batchRow {
+	out := make(map[indexKey][]batchRow)
+	var buf []byte
+	for _, m := range b.Mutations() {
+		if m.Key.Family() != storage.Vectors {
+			continue
+		}
+		buf = m.Key.AppendTo(buf[:0])
+		p, err := storage.DecodeVector(buf)
+		if err != nil {
+			continue
+		}
+		scope, err := storage.NewTenantScope(p.Scope.Tenant, p.Scope.Organization)
+		if err != nil {
+			continue
+		}
+		key := indexKey{scope: scope, model: p.Model}
+		out[key] = append(out[key], batchRow{m: m, p: p})
+	}
+	return out
+}
+
+// drop takes ix out of the registry and frees what it holds; a search
+// that still has it looks the index up again. Must hold ix.mu for writing.
+func (mem *memory) drop(ix *index) {
+	mem.mu.Lock()
+	if mem.indexes[ix.key] == ix {
+		delete(mem.indexes, ix.key)
+	}
+	mem.mu.Unlock()
+	ix.dropped = true
+	ix.reset()
+}
+
+// forget drops every index of scope: the tenant was wiped. Its staged rows
+// stay staged, since a batch staged before the wipe may be written after
+// it.
+func (mem *memory) forget(scope storage.TenantScope) {
+	mem.mu.Lock()
+	var gone []*index
+	for key, ix := range mem.indexes {
+		if key.scope == scope {
+			gone = append(gone, ix)
+		}
+	}
+	mem.mu.Unlock()
+	mem.dropAll(gone)
+}
+
+// close drops every index and staged row; later calls fail with
+// storage.ErrClosed.
+func (mem *memory) close() {
+	mem.mu.Lock()
+	mem.closed.Store(true)
+	gone := make([]*index, 0, len(mem.indexes))
+	for _, ix := range mem.indexes {
+		gone = append(gone, ix)
+	}
+	mem.staged = make(map[indexKey]*pending)
+	mem.nstaged.Store(0)
+	mem.mu.Unlock()
+	mem.dropAll(gone)
+}
+
+func (mem *memory) dropAll(gone []*index) {
+	for _, ix := range gone {
+		ix.mu.Lock()
+		mem.drop(ix)
+		ix.mu.Unlock()
+	}
+}
