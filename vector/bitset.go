@@ -36,3 +36,15 @@ func (b bitset) from(lo uint32) iter.Seq[uint32] {
 		}
 	}
 }
+
+// count returns the number of members below slot hi.
+func (b bitset) count(hi uint32) int {
+	n := 0
+	for w := 0; w < int(hi/64) && w < len(b); w++ {
+		n += bits.OnesCount64(b[w])
+	}
+	if w := int(hi / 64); w < len(b) {
+		n += bits.OnesCount64(b[w] & (1<<(hi%64) - 1))
+	}
+	return n
+}

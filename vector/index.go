@@ -10,8 +10,9 @@ import (
 
 // index is the in-memory "now" of one tenant's vectors under one model:
 // for every node, its head (the version visible as of Latest: the latest
-// valid start, then the latest tx start), and the live heads' vectors in
-// one matrix per dimension. A model's dimension is fixed while vectors of
+// valid start, then the latest tx start). A live head is a slot of the
+// matrix of its dimension; a tombstone head is remembered apart, so that
+// an older version written later cannot bring the node back. A model's dimension is fixed while vectors of
 // it are stored, so there is one matrix in practice; a second appears only
 // for rows staged under an outdated definition, which searches at the
 // current dimension must pass over, as the store path does.
@@ -29,16 +30,9 @@ type index struct {
 	mu      sync.RWMutex
 	loaded  bool
 	dropped bool // taken out of the Store (wipe, close): look the index up again
-	heads   map[uuid.UUID]head
 	mats    map[int]*matrix
-	newest  AsOf // the latest valid start and tx start of any row seen
-}
-
-// head is the Latest version of one node.
-type head struct {
-	valid, tx storage.Timestamp
-	dim       int32 // 0 for a tombstone
-	slot      uint32
+	tombs   map[uuid.UUID]version // nodes whose head is a tombstone
+	newest  AsOf                  // the latest valid start and tx start of any row seen
 }
 
 // indexKey names an index: a tenant and a model.
@@ -54,8 +48,8 @@ func newIndex(key indexKey, opts *Options) *index {
 // reset empties the index; it is loaded again on its next use.
 func (ix *index) reset() {
 	ix.loaded = false
-	ix.heads = nil
 	ix.mats = nil
+	ix.tombs = nil
 	ix.newest = AsOf{Valid: storage.MinTimestamp, Tx: storage.MinTimestamp}
 }
 
@@ -64,8 +58,8 @@ func (ix *index) reset() {
 // row of each (node, model) is its head. Must hold mu for writing.
 func (ix *index) load(r storage.Reader) error {
 	ix.reset()
-	ix.heads = make(map[uuid.UUID]head)
 	ix.mats = make(map[int]*matrix)
+	ix.tombs = make(map[uuid.UUID]version)
 	var (
 		buf  []float32
 		last uuid.UUID
@@ -92,7 +86,7 @@ func (ix *index) load(r storage.Reader) error {
 			return fmt.Errorf("load vectors: node %s: %w", p.Node, err)
 		}
 		buf = v
-		ix.setHead(p.Node, p.ValidStart, p.TxStart, v, tomb)
+		ix.setHead(p.Node, version{p.ValidStart, p.TxStart}, v, tomb)
 	}
 	ix.loaded = true
 	return nil
@@ -109,49 +103,56 @@ func (ix *index) serves(at AsOf) bool {
 	return at.Valid >= ix.newest.Valid && at.Tx >= ix.newest.Tx
 }
 
-// setHead makes (valid, tx, v) the head of node; tomb marks a tombstone.
-func (ix *index) setHead(node uuid.UUID, valid, tx storage.Timestamp, v []float32, tomb bool) {
-	ix.dropHead(node)
-	h := head{valid: valid, tx: tx}
-	if !tomb {
-		mx := ix.mats[len(v)]
-		if mx == nil {
-			mx = newMatrix(len(v))
-			ix.mats[len(v)] = mx
-		}
-		h.dim, h.slot = int32(len(v)), mx.add(node, v)
-		ix.grew(mx)
+// head returns the head of node: its version, and if it is live, its
+// matrix and slot.
+func (ix *index) head(node uuid.UUID) (ver version, mx *matrix, slot uint32, ok bool) {
+	if ver, ok := ix.tombs[node]; ok {
+		return ver, nil, 0, true
 	}
-	ix.heads[node] = h
+	for _, mx := range ix.mats {
+		if slot, ok := mx.find(node); ok {
+			return mx.times[slot], mx, slot, true
+		}
+	}
+	return version{}, nil, 0, false
+}
+
+// setHead makes ver, with vector v or a tombstone, the head of node.
+func (ix *index) setHead(node uuid.UUID, ver version, v []float32, tomb bool) {
+	ix.dropHead(node)
+	if tomb {
+		ix.tombs[node] = ver
+		return
+	}
+	mx := ix.mats[len(v)]
+	if mx == nil {
+		mx = newMatrix(len(v))
+		ix.mats[len(v)] = mx
+	}
+	mx.add(node, ver, v)
+	ix.grew(mx)
 }
 
 // dropHead forgets node's head, if any, and kills its slot.
 func (ix *index) dropHead(node uuid.UUID) {
-	old, ok := ix.heads[node]
-	if !ok {
-		return
-	}
-	delete(ix.heads, node)
-	if old.dim == 0 {
-		return
-	}
-	mx := ix.mats[int(old.dim)]
-	mx.kill(old.slot)
-	if mx.sparse() {
-		ix.compact(mx)
+	_, mx, slot, ok := ix.head(node)
+	switch {
+	case !ok:
+	case mx == nil:
+		delete(ix.tombs, node)
+	default:
+		mx.kill(slot)
+		if mx.sparse() {
+			ix.compact(mx)
+		}
 	}
 }
 
-// compact replaces mx by a copy without its dead slots and moves the
-// heads to their new slots. The graph, which knows points by slot, starts
-// over and is rebuilt in the background if there was one.
+// compact replaces mx by a copy without its dead slots. The graph, which
+// knows points by slot, starts over and is rebuilt in the background if
+// there was one.
 func (ix *index) compact(mx *matrix) {
 	out := mx.compacted()
-	for slot, node := range out.nodes {
-		h := ix.heads[node]
-		h.slot = uint32(slot)
-		ix.heads[node] = h
-	}
 	ix.mats[mx.dim] = out
 	if mx.ann != nil {
 		ix.startGraph(out, mx.ann.metric)
@@ -167,16 +168,16 @@ func (ix *index) compact(mx *matrix) {
 // the engine, the one arbiter of order. Must hold mu for writing.
 func (ix *index) apply(r storage.Reader, m storage.Mutation, p storage.VectorParts) error {
 	ix.raise(p.ValidStart, p.TxStart)
-	h, ok := ix.heads[p.Node]
+	ver := version{p.ValidStart, p.TxStart}
+	h, _, _, ok := ix.head(p.Node)
 	if m.Kind == storage.MutationPut {
-		later := !ok || p.ValidStart > h.valid || (p.ValidStart == h.valid && p.TxStart > h.tx)
-		if later {
+		if !ok || ver.after(h) {
 			v, tomb, err := decodeValue(nil, m.Value)
 			if err == nil {
-				ix.setHead(p.Node, p.ValidStart, p.TxStart, v, tomb)
+				ix.setHead(p.Node, ver, v, tomb)
 				return nil
 			}
-		} else if p.ValidStart != h.valid || p.TxStart != h.tx {
+		} else if ver != h {
 			return nil
 		}
 	}
@@ -198,7 +199,7 @@ func (ix *index) reread(r storage.Reader, node uuid.UUID) error {
 			return fmt.Errorf("node %s: %w", node, err)
 		}
 		ix.raise(p.ValidStart, p.TxStart)
-		ix.setHead(node, p.ValidStart, p.TxStart, v, tomb)
+		ix.setHead(node, version{p.ValidStart, p.TxStart}, v, tomb)
 		return nil
 	}
 	ix.dropHead(node)
@@ -241,12 +242,10 @@ func (ix *index) filter(mx *matrix, ids []uuid.UUID) (bitset, int) {
 	set := make(bitset, len(mx.live))
 	n := 0
 	for _, id := range ids {
-		h, ok := ix.heads[id]
-		if !ok || int(h.dim) != mx.dim || set.has(h.slot) {
-			continue
+		if slot, ok := mx.find(id); ok && !set.has(slot) {
+			set.set(slot)
+			n++
 		}
-		set.set(h.slot)
-		n++
 	}
 	return set, n
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/google/uuid"
+	"telha.dev/core/storage"
 	"telha.dev/vector/internal/hnsw"
 )
 
@@ -18,9 +19,22 @@ type matrix struct {
 	vecs  []float32   // slot i is vecs[i*dim : (i+1)*dim]
 	norms []float64   // ‖row‖, as distance computes it
 	nodes []uuid.UUID // the node of each slot
+	times []version   // the version each slot holds
 	live  bitset      // slots that are a node's current vector
 	nlive int
-	ann   *ann // the approximate graph; nil until an approximate search asks
+	where slotTable // the live slot of each node
+	ann   *ann      // the approximate graph; nil until an approximate search asks
+}
+
+// version is when a vector row was written: its valid start and tx start.
+type version struct {
+	valid, tx storage.Timestamp
+}
+
+// after reports whether v is later than o in the order of the key: valid
+// start first, then tx start.
+func (v version) after(o version) bool {
+	return v.valid > o.valid || (v.valid == o.valid && v.tx > o.tx)
 }
 
 // ann is the approximate graph of a matrix under one metric. It covers
@@ -41,24 +55,28 @@ func (mx *matrix) row(slot uint32) []float32 {
 	return mx.vecs[at : at+mx.dim : at+mx.dim]
 }
 
-// add appends v as the current vector of node and returns its slot.
-func (mx *matrix) add(node uuid.UUID, v []float32) uint32 {
+// add appends v, written at ver, as the current vector of node, which
+// has no live slot.
+func (mx *matrix) add(node uuid.UUID, ver version, v []float32) {
 	slot := uint32(len(mx.nodes))
 	mx.vecs = append(mx.vecs, v...)
 	mx.norms = append(mx.norms, norm(v))
 	mx.nodes = append(mx.nodes, node)
+	mx.times = append(mx.times, ver)
 	mx.live.grow(len(mx.nodes))
 	mx.live.set(slot)
 	mx.nlive++
-	return slot
+	mx.where.insert(mx.nodes, slot)
 }
 
-// kill marks slot as no longer current.
+// find returns the live slot of node.
+func (mx *matrix) find(node uuid.UUID) (uint32, bool) { return mx.where.find(mx.nodes, node) }
+
+// kill marks the live slot as no longer current.
 func (mx *matrix) kill(slot uint32) {
-	if mx.live.has(slot) {
-		mx.live.unset(slot)
-		mx.nlive--
-	}
+	mx.where.remove(mx.nodes, slot)
+	mx.live.unset(slot)
+	mx.nlive--
 }
 
 // sparse reports whether dead slots have come to outnumber live ones
@@ -76,22 +94,17 @@ func (mx *matrix) compacted() *matrix {
 	out.vecs = make([]float32, 0, mx.nlive*mx.dim)
 	out.norms = make([]float64, 0, mx.nlive)
 	out.nodes = make([]uuid.UUID, 0, mx.nlive)
+	out.times = make([]version, 0, mx.nlive)
 	for slot := range mx.live.from(0) {
-		out.vecs = append(out.vecs, mx.row(slot)...)
-		out.norms = append(out.norms, mx.norms[slot])
-		out.nodes = append(out.nodes, mx.nodes[slot])
-	}
-	out.nlive = len(out.nodes)
-	out.live.grow(out.nlive)
-	for i := range out.nlive {
-		out.live.set(uint32(i))
+		out.add(mx.nodes[slot], mx.times[slot], mx.row(slot))
 	}
 	return out
 }
 
 // bytes returns the memory mx holds, its graph included.
 func (mx *matrix) bytes() int64 {
-	n := 4*int64(cap(mx.vecs)) + 8*int64(cap(mx.norms)) + 16*int64(cap(mx.nodes)) + 8*int64(cap(mx.live))
+	n := 4*int64(cap(mx.vecs)) + 8*int64(cap(mx.norms)) + 16*int64(cap(mx.nodes)) + 16*int64(cap(mx.times)) +
+		8*int64(cap(mx.live)) + 4*int64(cap(mx.where.buckets))
 	if mx.ann != nil {
 		n += mx.ann.graph.Bytes()
 	}
@@ -118,7 +131,10 @@ func (mx *matrix) exact(p *probe, k *knn, set bitset, lo uint32) {
 // approximate offers to k the ef nearest slots of set that the graph
 // finds, then every slot of set in the tail, which the graph does not hold
 // yet. Offering computes the reference distance, so every hit carries the
-// distance an exact search would report for it.
+// distance an exact search would report for it. A walk that ran dry
+// before finding ef allowed slots, while the graph holds more, was cut off
+// from them by the filter (the allowed slots lie far from the walk's
+// entry): the graph's part is then scanned exactly instead.
 func (mx *matrix) approximate(p *probe, k *knn, set bitset, ef int) {
 	g := mx.ann.graph
 	query := func(slot uint32) float64 {
@@ -128,10 +144,16 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, ef int) {
 		}
 		return distance(p.metric, p.q, v, p.qnorm)
 	}
-	for _, r := range g.Search(query, ef, ef, set.has) {
+	tail := uint32(g.Len())
+	found := g.Search(query, ef, ef, set.has)
+	if len(found) < ef && len(found) < set.count(tail) {
+		mx.exact(p, k, set, 0)
+		return
+	}
+	for _, r := range found {
 		k.offer(mx.nodes[r.ID], mx.row(r.ID))
 	}
-	mx.exact(p, k, set, uint32(g.Len()))
+	mx.exact(p, k, set, tail)
 }
 
 // space measures the distance between two slots of a matrix with the

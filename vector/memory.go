@@ -3,6 +3,7 @@ package vector
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -30,15 +31,26 @@ type memory struct {
 // against the engine, applied if written) by the next search of the index,
 // and by Stage itself when their number doubles, so rows of batches that
 // were written straight to the engine do not pile up.
+//
+// A row counts as written when the engine holds its value at its key. The
+// key alone would not do: a staged row may rewrite a version that is
+// already stored, and its batch may still be unwritten.
 type pending struct {
-	rows     map[stagedRow]struct{}
+	rows     map[stagedKey][]string // the values staged at each key
+	n        int
 	settleAt int
 }
 
-// stagedRow is the key of a row added by Stage.
-type stagedRow struct {
+// stagedKey is the key of a row added by Stage, within its index.
+type stagedKey struct {
 	node      uuid.UUID
 	valid, tx storage.Timestamp
+}
+
+// stagedRow is a row added by Stage: its key and value.
+type stagedRow struct {
+	key   stagedKey
+	value string
 }
 
 // minSettle is the number of staged rows of one index that makes Stage
@@ -133,14 +145,15 @@ func (mem *memory) stage(r storage.Reader, key indexKey, row stagedRow) error {
 	}
 	p := mem.staged[key]
 	if p == nil {
-		p = &pending{rows: make(map[stagedRow]struct{}), settleAt: minSettle}
+		p = &pending{rows: make(map[stagedKey][]string), settleAt: minSettle}
 		mem.staged[key] = p
 	}
-	if _, ok := p.rows[row]; !ok {
-		p.rows[row] = struct{}{}
+	if !slices.Contains(p.rows[row.key], row.value) {
+		p.rows[row.key] = append(p.rows[row.key], row.value)
+		p.n++
 		mem.nstaged.Add(1)
 	}
-	due := len(p.rows) >= p.settleAt
+	due := p.n >= p.settleAt
 	mem.mu.Unlock()
 	if !due {
 		return nil
@@ -164,27 +177,28 @@ func (mem *memory) stage(r storage.Reader, key indexKey, row stagedRow) error {
 // the check and the unstaging.
 func (mem *memory) settle(r storage.Reader, ix *index) error {
 	mem.mu.Lock()
-	var rows []stagedRow
+	var keys []stagedKey
 	if p := mem.staged[ix.key]; p != nil {
-		for row := range p.rows {
-			rows = append(rows, row)
+		for k := range p.rows {
+			keys = append(keys, k)
 		}
 	}
 	mem.mu.Unlock()
-	if len(rows) == 0 {
-		return nil
-	}
-	written := rows[:0]
-	for _, row := range rows {
-		_, err := r.Get(storage.VectorKey(ix.key.scope, row.node, ix.key.model, row.valid, row.tx))
+	var written []stagedRow
+	for _, k := range keys {
+		v, err := r.Get(storage.VectorKey(ix.key.scope, k.node, ix.key.model, k.valid, k.tx))
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("settle staged vectors: %w", err)
 		}
+		row := stagedRow{key: k, value: string(v)}
+		if !mem.isStaged(ix.key, row) {
+			continue
+		}
 		if ix.loaded {
-			if err := ix.reread(r, row.node); err != nil {
+			if err := ix.reread(r, k.node); err != nil {
 				return fmt.Errorf("settle staged vectors: %w", err)
 			}
 		}
@@ -192,6 +206,14 @@ func (mem *memory) settle(r storage.Reader, ix *index) error {
 	}
 	mem.unstage(ix.key, written...)
 	return nil
+}
+
+// isStaged reports whether row is staged in the index of key.
+func (mem *memory) isStaged(key indexKey, row stagedRow) bool {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	p := mem.staged[key]
+	return p != nil && slices.Contains(p.rows[row.key], row.value)
 }
 
 // unstage forgets staged rows of key.
@@ -203,16 +225,23 @@ func (mem *memory) unstage(key indexKey, rows ...stagedRow) {
 		return
 	}
 	for _, row := range rows {
-		if _, ok := p.rows[row]; ok {
-			delete(p.rows, row)
+		values := p.rows[row.key]
+		if i := slices.Index(values, row.value); i >= 0 {
+			values = slices.Delete(values, i, i+1)
+			p.n--
 			mem.nstaged.Add(-1)
 		}
+		if len(values) == 0 {
+			delete(p.rows, row.key)
+		} else {
+			p.rows[row.key] = values
+		}
 	}
-	if len(p.rows) == 0 {
+	if p.n == 0 {
 		delete(mem.staged, key)
 		return
 	}
-	p.settleAt = max(minSettle, 2*len(p.rows))
+	p.settleAt = max(minSettle, 2*p.n)
 }
 
 // applyBatch brings the indexes up to date with a batch that r now holds:
@@ -233,11 +262,14 @@ func (mem *memory) applyBatch(r storage.Reader, b *storage.Batch) {
 			}
 			ix.mu.Unlock()
 		}
-		staged := make([]stagedRow, 0, len(rows))
+		written := make([]stagedRow, 0, len(rows))
 		for _, row := range rows {
-			staged = append(staged, stagedRow{node: row.p.Node, valid: row.p.ValidStart, tx: row.p.TxStart})
+			if row.m.Kind == storage.MutationPut {
+				k := stagedKey{node: row.p.Node, valid: row.p.ValidStart, tx: row.p.TxStart}
+				written = append(written, stagedRow{key: k, value: string(row.m.Value)})
+			}
 		}
-		mem.unstage(key, staged...)
+		mem.unstage(key, written...)
 	}
 }
 

@@ -11,17 +11,17 @@ import (
 	"telha.dev/vector/internal/testengine"
 )
 
-// version is one write of the reference model of the property test.
-type version struct {
+// written is one write of the reference model of the property test.
+type written struct {
 	valid, tx storage.Timestamp
 	v         []float32 // nil for a tombstone
 }
 
 // reference returns the visible vector of hist as of at by the documented
-// rule, written independently of the store: the latest valid start at or
+// rule, computed independently of the store: the latest valid start at or
 // before at.Valid among tx starts at or before at.Tx, ties to the latest tx.
-func reference(hist []version, at AsOf) []float32 {
-	var best *version
+func reference(hist []written, at AsOf) []float32 {
+	var best *written
 	for i := range hist {
 		h := &hist[i]
 		if h.valid > at.Valid || h.tx > at.Tx {
@@ -88,8 +88,8 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			for i := range nodes {
 				nodes[i] = uuid.New()
 			}
-			hist := map[uuid.UUID]map[int][]version{} // node -> model index -> versions
-			used := map[[3]int64]bool{}               // (node, valid, tx) per model written once
+			hist := map[uuid.UUID]map[int][]written{} // node -> model index -> versions
+			used := map[[3]int64]bool{}               // (node, valid, tx) per model used once
 			writes := rapid.IntRange(0, 40).Draw(rt, "writes")
 			for range writes {
 				if len(nodes) == 0 {
@@ -116,9 +116,9 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 					}
 				}
 				if hist[node] == nil {
-					hist[node] = map[int][]version{}
+					hist[node] = map[int][]written{}
 				}
-				hist[node][mi] = append(hist[node][mi], version{valid, tx, v})
+				hist[node][mi] = append(hist[node][mi], written{valid, tx, v})
 			}
 
 			mi := rapid.IntRange(0, len(models)-1).Draw(rt, "query model")

@@ -90,7 +90,7 @@ func (s *Store) Put(scope storage.TenantScope, node uuid.UUID, model string, val
 	}
 	err := models.Pin(s.eng, model, txStart, func(m Model) error {
 		var b storage.Batch
-		if err := stage(&b, scope, m, node, validStart, txStart, v); err != nil {
+		if _, err := stage(&b, scope, m, node, validStart, txStart, v); err != nil {
 			return err
 		}
 		return s.write(&b, false)
@@ -116,29 +116,31 @@ func (s *Store) Stage(b *storage.Batch, scope storage.TenantScope, m Model, node
 	if err := s.ready(); err != nil {
 		return fmt.Errorf("stage vector %s: %w", node, err)
 	}
-	if err := stage(b, scope, m, node, validStart, txStart, v); err != nil {
+	value, err := stage(b, scope, m, node, validStart, txStart, v)
+	if err != nil {
 		return err
 	}
-	key := indexKey{scope: scope, model: m.ID}
-	if err := s.mem.stage(s.eng, key, stagedRow{node: node, valid: validStart, tx: txStart}); err != nil {
+	row := stagedRow{key: stagedKey{node: node, valid: validStart, tx: txStart}, value: string(value)}
+	if err := s.mem.stage(s.eng, indexKey{scope: scope, model: m.ID}, row); err != nil {
 		return fmt.Errorf("stage vector %s: %w", node, err)
 	}
 	return nil
 }
 
-// stage checks a vector write and adds it to b.
-func stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
+// stage checks a vector write, adds it to b and returns the value.
+func stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) ([]byte, error) {
 	if scope.IsZero() || node == uuid.Nil {
-		return fmt.Errorf("stage vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
+		return nil, fmt.Errorf("stage vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
 	}
 	if err := m.Check(); err != nil {
-		return fmt.Errorf("stage vector %s: %w", node, err)
+		return nil, fmt.Errorf("stage vector %s: %w", node, err)
 	}
 	if err := checkVector(m, v); err != nil {
-		return fmt.Errorf("stage vector %s: %w", node, err)
+		return nil, fmt.Errorf("stage vector %s: %w", node, err)
 	}
-	b.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), encodeValue(v))
-	return b.Err()
+	value := encodeValue(v)
+	b.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), value)
+	return value, b.Err()
 }
 
 // Write applies b to the engine under its sync policy, then brings the
@@ -247,3 +249,39 @@ func current(r storage.Reader, scope storage.TenantScope, node uuid.UUID, model 
 
 // isNotFound reports whether err is ErrNotFound.
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// Warm loads the in-memory index of a tenant's vectors under model and
+// builds its approximate graph under the model's current metric,
+// returning when both are ready. Without it, the first search of "now"
+// loads the index and the first approximate search starts the graph in
+// the background.
+func (s *Store) Warm(scope storage.TenantScope, model string) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("warm %q: %w", model, err)
+	}
+	if scope.IsZero() {
+		return fmt.Errorf("warm %q: zero scope: %w", model, ErrInvalidQuery)
+	}
+	m, err := s.Model(model)
+	if err != nil {
+		return fmt.Errorf("warm: %w", err)
+	}
+	ix, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
+	if err != nil {
+		return fmt.Errorf("warm %q in %s: %w", model, scope, err)
+	}
+	mx := ix.mats[m.Dimension]
+	ix.mu.RUnlock()
+	if mx == nil {
+		return nil
+	}
+	ix.wantGraph(mx, m.Metric)
+	ix.mu.RLock()
+	a := mx.ann
+	ix.mu.RUnlock()
+	if a != nil {
+		for ix.extend(mx, a, builderStep) {
+		}
+	}
+	return nil
+}

@@ -10,6 +10,11 @@ type walk struct {
 	chosen   []item
 	prune    []item
 	kept     []item
+
+	// the walk in progress
+	ef    int
+	query func(uint32) float64
+	allow func(uint32) bool
 }
 
 func (g *Graph) walk() *walk {
@@ -56,25 +61,29 @@ func (g *Graph) greedy(ep item, query func(uint32) float64, l int) item {
 	return ep
 }
 
-// searchLevel is the beam search of the paper on level l, with hnswlib's
-// filter rule: every reached node may be explored, only allowed ones are
-// results, and the walk stops when the nearest unexplored node is farther
-// than the farthest of ef results. It appends the results to dst, nearest
-// first.
+// searchLevel is the beam search of the paper on level l. It appends to
+// dst, nearest first, up to ef allowed nodes: the walk stops when the
+// nearest unexplored node is farther than the farthest of ef allowed
+// nodes found, or when nothing is left to explore.
+//
+// A filter is applied during the walk as ACORN does (Patel et al.,
+// "ACORN: Performant and Predicate-Agnostic Search Over Vector
+// Embeddings and Structured Data", SIGMOD 2024): only allowed nodes are
+// measured and explored, and a link to a node the filter rejects is
+// followed through it to that node's own links, one hop further. A node
+// the filter rejects is so never measured, which at a selectivity of 10%
+// saves nine distances in ten, while the two-hop neighbourhood (up to
+// (2M)² nodes) keeps the allowed nodes connected down to a selectivity of
+// about 1/2M. The entry points are explored whether allowed or not.
 func (g *Graph) searchLevel(w *walk, entries []item, query func(uint32) float64, ef, l int, allow func(uint32) bool, dst []item) []item {
 	w.seen.reset(g.Len())
 	w.frontier = w.frontier[:0]
 	w.results.reset()
+	w.ef, w.query, w.allow = ef, query, allow
 	for _, e := range entries {
-		if !w.seen.visit(e.id) {
-			continue
-		}
-		w.frontier.push(e)
-		if allow == nil || allow(e.id) {
-			w.results.push(e)
-			if w.results.len() > ef {
-				w.results.pop()
-			}
+		if w.seen.visit(e.id) {
+			w.frontier.push(e)
+			w.offer(e)
 		}
 	}
 	for w.frontier.len() > 0 {
@@ -83,21 +92,45 @@ func (g *Graph) searchLevel(w *walk, entries []item, query func(uint32) float64,
 			break
 		}
 		for _, n := range g.links(c.id, l) {
+			if allow == nil || allow(n) {
+				w.reach(n)
+				continue
+			}
 			if !w.seen.visit(n) {
 				continue
 			}
-			it := item{d: measure(query, n), id: n}
-			if w.results.full(ef) && !it.before(w.results.root()) {
-				continue
-			}
-			w.frontier.push(it)
-			if allow == nil || allow(n) {
-				w.results.push(it)
-				if w.results.len() > ef {
-					w.results.pop()
+			for _, n2 := range g.links(n, l) {
+				if allow(n2) {
+					w.reach(n2)
 				}
 			}
 		}
 	}
+	w.query, w.allow = nil, nil
 	return w.results.drain(dst)
+}
+
+// reach measures an allowed node the walk has come to, if it has not
+// before, and keeps it if it may be among the ef nearest.
+func (w *walk) reach(n uint32) {
+	if !w.seen.visit(n) {
+		return
+	}
+	it := item{d: measure(w.query, n), id: n}
+	if w.results.full(w.ef) && !it.before(w.results.root()) {
+		return
+	}
+	w.frontier.push(it)
+	w.offer(it)
+}
+
+// offer keeps it among the results if it is allowed, to at most ef.
+func (w *walk) offer(it item) {
+	if w.allow != nil && !w.allow(it.id) {
+		return
+	}
+	w.results.push(it)
+	if w.results.len() > w.ef {
+		w.results.pop()
+	}
 }
