@@ -29,6 +29,17 @@ func storeCalls(s *Store, scope storage.TenantScope) map[string]func() error {
 			_, err := s.Search(scope, Query{Model: "m", Vector: []float32{1, 2}, K: 1, At: Latest})
 			return err
 		},
+		"Search approximate": func() error {
+			_, err := s.Search(scope, Query{Model: "m", Vector: []float32{1, 2}, K: 1, At: Latest, Method: Approximate})
+			return err
+		},
+		"Stage": func() error {
+			var b storage.Batch
+			return s.Stage(&b, scope, Model{Name: "m", ID: storage.ModelIDOf("m"), Dimension: 2, Metric: L2}, node, 1, 10, []float32{1, 2})
+		},
+		"Write":        func() error { var b storage.Batch; return s.Write(&b) },
+		"WriteDurable": func() error { var b storage.Batch; return s.WriteDurable(&b) },
+		"Warm":         func() error { return s.Warm(scope, "m") },
 	}
 }
 
@@ -52,6 +63,8 @@ func TestClosedEngine(t *testing.T) {
 		s := New(e)
 		scope := testengine.Scope(t)
 		calls := storeCalls(s, scope)
+		// Stage only fills a batch: the write reports the closed engine.
+		delete(calls, "Stage")
 		for _, do := range calls {
 			_ = do()
 		}
