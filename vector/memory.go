@@ -364,3 +364,41 @@ func (mem *memory) dropAll(gone []*index) {
 		ix.mu.Unlock()
 	}
 }
+
+// MemoryStats describes what a Store's in-memory indexes hold.
+type MemoryStats struct {
+	Indexes int   // loaded (tenant, model) indexes
+	Vectors int   // current vectors in them
+	Bytes   int64 // memory of their matrices, graphs and tombstones
+}
+
+// MemoryStats returns what the Store's in-memory indexes hold now.
+func (s *Store) MemoryStats() MemoryStats {
+	var st MemoryStats
+	if s.mem == nil {
+		return st
+	}
+	s.mem.mu.Lock()
+	all := make([]*index, 0, len(s.mem.indexes))
+	for _, ix := range s.mem.indexes {
+		all = append(all, ix)
+	}
+	s.mem.mu.Unlock()
+	for _, ix := range all {
+		ix.mu.RLock()
+		if ix.loaded {
+			st.Indexes++
+			st.Bytes += tombBytes * int64(len(ix.tombs))
+			for _, mx := range ix.mats {
+				st.Vectors += mx.nlive
+				st.Bytes += mx.bytes()
+			}
+		}
+		ix.mu.RUnlock()
+	}
+	return st
+}
+
+// tombBytes is the memory of one tombstone head: a map entry of a 16-byte
+// key and a 16-byte version, with the map's overhead.
+const tombBytes = 48

@@ -137,8 +137,15 @@ func TestMemoryReleased(t *testing.T) {
 		return false
 	}
 
+	full := s.MemoryStats()
+	if full.Indexes != 2 || full.Vectors != 1000 || full.Bytes < 1000*(8*4+8+16) {
+		t.Fatalf("stats of two loaded tenants: %+v", full)
+	}
 	if err := storage.WipeTenant(e, scopes[0]); err != nil {
 		t.Fatal(err)
+	}
+	if st := s.MemoryStats(); st.Indexes != 1 || st.Vectors != 500 || st.Bytes >= full.Bytes {
+		t.Fatalf("stats after a wipe: %+v, before %+v", st, full)
 	}
 	if s.mem.existing(indexKey{scope: scopes[0], model: storage.ModelIDOf("rel")}) != nil {
 		t.Fatal("the wiped tenant's index is still registered")
@@ -157,8 +164,8 @@ func TestMemoryReleased(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.mem.indexes); n != 0 {
-		t.Fatalf("%d indexes left after Close", n)
+	if st := s.MemoryStats(); st != (MemoryStats{}) {
+		t.Fatalf("stats after Close: %+v", st)
 	}
 	if !collected(refs[1]) {
 		t.Fatal("a matrix was not collected after Close")
