@@ -104,7 +104,8 @@ type benchData struct {
 	queries [][]float32
 	truth   map[bool][][]uuid.UUID // filtered? -> the exact answer of each query
 	memory  map[string]float64     // path -> heap bytes per vector of its index
-	load    time.Duration
+	load    time.Duration          // writing the data set
+	built   time.Duration          // building the graph
 	err     error
 }
 
@@ -210,9 +211,11 @@ func (d *benchData) warm() error {
 		return err
 	}
 	loaded := heap()
+	start := time.Now()
 	if err := d.store.Warm(d.scope, "bench"); err != nil {
 		return err
 	}
+	d.built = time.Since(start)
 	built := heap()
 	perVector := func(n uint64) float64 { return float64(n) / benchVectors }
 	d.memory = map[string]float64{"exact": perVector(loaded - base), "ann": perVector(built - base)}
@@ -277,7 +280,8 @@ func found(got []vector.Hit, want []uuid.UUID) int {
 // matrix, and for ann its graph too).
 func BenchmarkKNN(b *testing.B) {
 	d := loadBench(b)
-	b.Logf("data %s: loaded %d vectors and index rows in %s", *knnData, benchVectors, d.load.Round(time.Millisecond))
+	b.Logf("data %s: %d vectors and index rows written in %s; graph built in %s; %+v",
+		*knnData, benchVectors, d.load.Round(time.Millisecond), d.built.Round(time.Millisecond), d.store.MemoryStats())
 	for _, path := range []struct {
 		name   string
 		method vector.Method

@@ -20,19 +20,19 @@ type Options struct {
 	// larger. Default 64.
 	EfSearch int
 
-	// ExactBelow is the number of vectors a filter must allow for an
-	// approximate search to walk the graph: a filter that allows fewer is
-	// answered by an exact scan of the vectors it allows, which is then
-	// both cheaper than the walk (most of the graph's nodes would be
-	// filtered out) and exact. Default 1,000; a negative value always walks
-	// the graph.
+	// ExactBelow is the number of vectors a filter (or an unfiltered
+	// search, the whole matrix) must allow for an approximate search to
+	// walk the graph: fewer are scanned exactly, which is then both cheaper
+	// than the walk and exact. The default, 5,000, is where the two cost
+	// the same on 128 dimensions (BENCHMARKS.md); a negative value always
+	// walks the graph.
 	ExactBelow int
 }
 
 // Defaults of Options.
 const (
 	DefaultEfSearch   = 64
-	DefaultExactBelow = 1000
+	DefaultExactBelow = 5000
 )
 
 func (o Options) withDefaults() Options {

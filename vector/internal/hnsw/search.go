@@ -91,17 +91,31 @@ func (g *Graph) searchLevel(w *walk, entries []item, query func(uint32) float64,
 		if w.results.full(ef) && w.results.root().before(c) {
 			break
 		}
-		for _, n := range g.links(c.id, l) {
-			if allow == nil || allow(n) {
+		links := g.links(c.id, l)
+		if allow == nil {
+			for _, n := range links {
 				w.reach(n)
-				continue
 			}
-			if !w.seen.visit(n) {
+			continue
+		}
+		// Direct links first, then two hops through rejected ones, up to
+		// as many allowed nodes as a node has links (ACORN-1's bound).
+		budget := len(links)
+		for _, n := range links {
+			if budget > 0 && allow(n) && w.reach(n) {
+				budget--
+			}
+		}
+		for _, n := range links {
+			if budget == 0 {
+				break
+			}
+			if allow(n) || !w.seen.visit(n) {
 				continue
 			}
 			for _, n2 := range g.links(n, l) {
-				if allow(n2) {
-					w.reach(n2)
+				if budget > 0 && allow(n2) && w.reach(n2) {
+					budget--
 				}
 			}
 		}
@@ -111,17 +125,18 @@ func (g *Graph) searchLevel(w *walk, entries []item, query func(uint32) float64,
 }
 
 // reach measures an allowed node the walk has come to, if it has not
-// before, and keeps it if it may be among the ef nearest.
-func (w *walk) reach(n uint32) {
+// before, and keeps it if it may be among the ef nearest. It reports
+// whether it measured the node.
+func (w *walk) reach(n uint32) bool {
 	if !w.seen.visit(n) {
-		return
+		return false
 	}
 	it := item{d: measure(w.query, n), id: n}
-	if w.results.full(w.ef) && !it.before(w.results.root()) {
-		return
+	if !w.results.full(w.ef) || it.before(w.results.root()) {
+		w.frontier.push(it)
+		w.offer(it)
 	}
-	w.frontier.push(it)
-	w.offer(it)
+	return true
 }
 
 // offer keeps it among the results if it is allowed, to at most ef.
