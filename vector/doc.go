@@ -23,9 +23,10 @@
 // A Store keeps, per (tenant, model) that has been searched, the head of
 // every node (its version as of Latest) and the live heads' vectors in one
 // contiguous float32 matrix. A query reads "now" when its time is at or
-// after the valid start and the tx start of every row of its tenant and
-// model (Latest always does); then every node's visible version is its
-// head, and the matrix answers it. Any other time is read from the store.
+// after the valid start and the tx start of every node's head in its
+// tenant and model (Latest always does); then every node's visible
+// version is its head, and the matrix answers it. Any other time is read
+// from the store.
 //
 // Loading is lazy, per tenant and model: the first search (or Warm) scans
 // the tenant's vectors family once. Opening a Store reads nothing, which

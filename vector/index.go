@@ -12,12 +12,13 @@ import (
 // for every node, its head (the version visible as of Latest: the latest
 // valid start, then the latest tx start). A live head is a slot of the
 // matrix of its dimension; a tombstone head is remembered apart, so that
-// an older version written later cannot bring the node back. A model's dimension is fixed while vectors of
-// it are stored, so there is one matrix in practice; a second appears only
-// for rows staged under an outdated definition, which searches at the
-// current dimension must pass over, as the store path does.
+// an older version written later cannot bring the node back. A model's
+// dimension is fixed while vectors of it are stored, so there is one
+// matrix in practice; a second appears only for rows staged under an
+// outdated definition, which searches at the current dimension must pass
+// over, as the store path does.
 //
-// The index answers a query whose time is at or after every row it holds
+// The index answers a query whose time is at or after every head it holds
 // (newest): as of such a time every node's visible version is its head.
 // Older times are read from the store.
 //
@@ -32,7 +33,7 @@ type index struct {
 	dropped bool // taken out of the Store (wipe, close): look the index up again
 	mats    map[int]*matrix
 	tombs   map[uuid.UUID]version // nodes whose head is a tombstone
-	newest  AsOf                  // the latest valid start and tx start of any row seen
+	newest  AsOf                  // the latest valid start and tx start of any head held
 }
 
 // indexKey names an index: a tenant and a model.
@@ -73,11 +74,7 @@ func (ix *index) load(r storage.Reader) error {
 		if err != nil {
 			return fmt.Errorf("load vectors: %w", err)
 		}
-		if p.Model != ix.key.model {
-			continue
-		}
-		ix.raise(p.ValidStart, p.TxStart)
-		if seen && p.Node == last {
+		if p.Model != ix.key.model || (seen && p.Node == last) {
 			continue
 		}
 		last, seen = p.Node, true
@@ -92,13 +89,11 @@ func (ix *index) load(r storage.Reader) error {
 	return nil
 }
 
-// raise moves newest up to cover a row written at (valid, tx).
-func (ix *index) raise(valid, tx storage.Timestamp) {
-	ix.newest.Valid = max(ix.newest.Valid, valid)
-	ix.newest.Tx = max(ix.newest.Tx, tx)
-}
-
-// serves reports whether the index answers a query as of at.
+// serves reports whether the index answers a query as of at: whether at
+// is at or after every head it has held. A head is the latest of its
+// node's rows in key order, so as of such a time it is the visible
+// version, whatever the node's other rows; newest never goes back (a head
+// replaced by an older row, when a row is erased, only makes it cautious).
 func (ix *index) serves(at AsOf) bool {
 	return at.Valid >= ix.newest.Valid && at.Tx >= ix.newest.Tx
 }
@@ -119,6 +114,8 @@ func (ix *index) head(node uuid.UUID) (ver version, mx *matrix, slot uint32, ok 
 
 // setHead makes ver, with vector v or a tombstone, the head of node.
 func (ix *index) setHead(node uuid.UUID, ver version, v []float32, tomb bool) {
+	ix.newest.Valid = max(ix.newest.Valid, ver.valid)
+	ix.newest.Tx = max(ix.newest.Tx, ver.tx)
 	ix.dropHead(node)
 	if tomb {
 		ix.tombs[node] = ver
@@ -167,7 +164,6 @@ func (ix *index) compact(mx *matrix) {
 // a delete of a row) is settled by reading the node's history back from
 // the engine, the one arbiter of order. Must hold mu for writing.
 func (ix *index) apply(r storage.Reader, m storage.Mutation, p storage.VectorParts) error {
-	ix.raise(p.ValidStart, p.TxStart)
 	ver := version{p.ValidStart, p.TxStart}
 	h, _, _, ok := ix.head(p.Node)
 	if m.Kind == storage.MutationPut {
@@ -198,7 +194,6 @@ func (ix *index) reread(r storage.Reader, node uuid.UUID) error {
 		if err != nil {
 			return fmt.Errorf("node %s: %w", node, err)
 		}
-		ix.raise(p.ValidStart, p.TxStart)
 		ix.setHead(node, version{p.ValidStart, p.TxStart}, v, tomb)
 		return nil
 	}

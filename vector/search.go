@@ -28,9 +28,9 @@ type Query struct {
 type Method uint8
 
 // The methods. A query reads "now" when its time is at or after the valid
-// start and the tx start of every vector row of its tenant and model (a
-// query as of Latest always does): as of such a time each node's visible
-// version is its latest, which the in-memory index holds.
+// start and the tx start of each node's latest version in its tenant and
+// model (a query as of Latest always does): as of such a time each node's
+// visible version is its latest, which the in-memory index holds.
 const (
 	// Exact returns the exact K nearest neighbours: from the in-memory
 	// index for a query of "now", from the store for an earlier time. Both

@@ -7,8 +7,9 @@
 // of the caller's matrix), inserted in that order, and every distance comes
 // from the caller: a Space between two stored points while inserting, a
 // query function while searching. So one matrix serves the exact scan and
-// the graph, and the graph costs only its links: about 4·(2M + 1.1·M)
-// bytes a node, 200 bytes at M = 16.
+// the graph, and the graph costs only its links: 4·2M bytes a node on
+// level 0, about 4·(M+1)/(M-1) more for the upper levels and 6 of
+// bookkeeping, 140 bytes at M = 16.
 //
 // # Filters and deletions
 //

@@ -54,10 +54,14 @@ type Graph struct {
 	entry uint32
 	top   int // level of entry; -1 while the graph is empty
 
-	levels []uint8    // level of each node
-	count0 []uint8    // links of each node on level 0
-	links0 []uint32   // m0 link slots per node on level 0
-	upper  [][]uint32 // per node, levels 1…level: (m+1) words each, [count, links…]
+	levels []uint8  // level of each node
+	count0 []uint8  // links of each node on level 0
+	links0 []uint32 // m0 link slots per node on level 0
+	// Levels 1…level of a node are (m+1) words each, [count, links…], from
+	// upperAt[node] on in upper. Flat arrays without pointers keep the
+	// graph out of the garbage collector's way.
+	upperAt []uint32
+	upper   []uint32
 
 	scratch sync.Pool // *walk
 }
@@ -84,11 +88,7 @@ func (g *Graph) Len() int { return len(g.levels) }
 
 // Bytes returns the memory the graph's links hold.
 func (g *Graph) Bytes() int64 {
-	n := int64(cap(g.levels)+cap(g.count0)) + 4*int64(cap(g.links0)) + 24*int64(cap(g.upper))
-	for _, u := range g.upper {
-		n += 4 * int64(cap(u))
-	}
-	return n
+	return int64(cap(g.levels)+cap(g.count0)) + 4*int64(cap(g.links0)+cap(g.upperAt)+cap(g.upper))
 }
 
 // drawLevel draws a node's level: floor(-ln(u)·ml), the geometric
@@ -104,8 +104,14 @@ func (g *Graph) links(id uint32, l int) []uint32 {
 		at := int(id) * g.m0
 		return g.links0[at : at+int(g.count0[id])]
 	}
-	block := g.upper[id][(l-1)*(g.m+1):]
+	block := g.block(id, l)
 	return block[1 : 1+block[0]]
+}
+
+// block returns the words of id on level l ≥ 1: [count, links…].
+func (g *Graph) block(id uint32, l int) []uint32 {
+	at := int(g.upperAt[id]) + (l-1)*(g.m+1)
+	return g.upper[at : at+g.m+1]
 }
 
 // setLinks replaces the links of id on level l.
@@ -115,7 +121,7 @@ func (g *Graph) setLinks(id uint32, l int, to []item) {
 		g.count0[id] = uint8(len(to))
 		dst = g.links0[int(id)*g.m0:]
 	} else {
-		block := g.upper[id][(l-1)*(g.m+1):]
+		block := g.block(id, l)
 		block[0] = uint32(len(to))
 		dst = block[1:]
 	}
@@ -140,11 +146,8 @@ func (g *Graph) Add(s Space) uint32 {
 	g.levels = append(g.levels, uint8(level))
 	g.count0 = append(g.count0, 0)
 	g.links0 = append(g.links0, make([]uint32, g.m0)...)
-	var up []uint32
-	if level > 0 {
-		up = make([]uint32, level*(g.m+1))
-	}
-	g.upper = append(g.upper, up)
+	g.upperAt = append(g.upperAt, uint32(len(g.upper)))
+	g.upper = append(g.upper, make([]uint32, level*(g.m+1))...)
 	if g.top < 0 {
 		g.entry, g.top = id, level
 		return id
@@ -183,7 +186,7 @@ func (g *Graph) backLink(s Space, w *walk, from uint32, to item, l int) {
 			g.links0[int(from)*g.m0+len(have)] = to.id
 			g.count0[from]++
 		} else {
-			block := g.upper[from][(l-1)*(g.m+1):]
+			block := g.block(from, l)
 			block[1+block[0]] = to.id
 			block[0]++
 		}
