@@ -85,6 +85,9 @@ func (ix *index) load(r storage.Reader) error {
 		buf = v
 		ix.setHead(p.Node, version{p.ValidStart, p.TxStart}, v, tomb)
 	}
+	for _, mx := range ix.mats {
+		mx.trim()
+	}
 	ix.loaded = true
 	return nil
 }

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"math"
+	"slices"
 
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
@@ -67,6 +68,15 @@ func (mx *matrix) add(node uuid.UUID, ver version, v []float32) {
 	mx.live.set(slot)
 	mx.nlive++
 	mx.where.insert(mx.nodes, slot)
+}
+
+// trim gives back the room that appending left at the end of the arrays,
+// about a tenth of them once a load is done.
+func (mx *matrix) trim() {
+	mx.vecs = slices.Clone(mx.vecs)
+	mx.norms = slices.Clone(mx.norms)
+	mx.nodes = slices.Clone(mx.nodes)
+	mx.times = slices.Clone(mx.times)
 }
 
 // find returns the live slot of node.
