@@ -5,17 +5,17 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 func TestEdgeTypeRegistryPersists(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
-		scopes := temporaltest.Scopes(t, 2)
+		scopes := storagetest.TenantScopes(t, 2)
 		addNodes(t, g, scopes[0], 1, 2)
 		addEdge(t, g, scopes[0], 1, 2, "KNOWS", always())
-		g = Open(env.Reopen(), Options{Clock: fixedClock()})
+		g = Open(env.Reopen(t), Options{Clock: fixedClock()})
 		h, err := g.EdgeTypes().Hash(scopes[0], "KNOWS")
 		if err != nil || h != storage.HashEdgeType("KNOWS") {
 			t.Fatalf("hash of KNOWS after restart: %x, %v", h, err)
@@ -34,16 +34,16 @@ func TestEdgeTypeRegistryPersists(t *testing.T) {
 // collides: the second name is refused, its edge is not written, and the
 // refusal survives a restart because the registry is persisted.
 func TestEdgeTypeCollisionFailsLoud(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		colliding := func(string) storage.EdgeTypeHash { return 42 }
 		g := Open(env.Engine, Options{Clock: fixedClock(), HashEdgeType: colliding})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		addNodes(t, g, scope, 1, 2)
 		addEdge(t, g, scope, 1, 2, "KNOWS", always())
 		addEdge(t, g, scope, 2, 1, "KNOWS", always()) // same name again: fine
 		for round := range 2 {
 			if round == 1 {
-				g = Open(env.Reopen(), Options{Clock: fixedClock(), HashEdgeType: colliding})
+				g = Open(env.Reopen(t), Options{Clock: fixedClock(), HashEdgeType: colliding})
 			}
 			_, err := g.Store().AssertEdge(scope, temporal.EdgeFact{ID: node(99), From: node(1), To: node(2), Type: "LIKES", Valid: always()})
 			if !errors.Is(err, ErrEdgeTypeCollision) {

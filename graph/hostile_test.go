@@ -6,17 +6,17 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 // TestHostileQueries: bad directions and limits are refused before any
 // lookup, whatever else the query says; huge limits are bounded by the
 // graph; a graph without an engine fails with temporal.ErrNoEngine.
 func TestHostileQueries(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		buildGraph(t, g, scope)
 		now := temporal.Current(10)
 		if _, err := g.Neighbors(scope, node(1), Direction(0), now, "NEVER_REGISTERED"); !errors.Is(err, ErrBadDirection) {
@@ -48,7 +48,7 @@ func TestHostileQueries(t *testing.T) {
 		}
 	})
 	none := Open(nil, Options{})
-	scope := temporaltest.Scopes(t, 1)[0]
+	scope := storagetest.TenantScope(t)
 	if _, err := none.Neighbors(scope, node(1), Out, temporal.Current(1), "KNOWS"); !errors.Is(err, temporal.ErrNoEngine) {
 		t.Errorf("graph without an engine: %v", err)
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 // TestRebuildAfterWipe is the reported failure: with a Graph open, every
@@ -33,9 +33,9 @@ func TestRebuildAfterWipe(t *testing.T) {
 	}
 	for name, wipe := range wipes {
 		t.Run(name, func(t *testing.T) {
-			temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+			storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 				g := Open(env.Engine, Options{Clock: fixedClock()})
-				scopes := temporaltest.Scopes(t, 2)
+				scopes := storagetest.TenantScopes(t, 2)
 				for _, scope := range scopes {
 					buildGraph(t, g, scope)
 				}
@@ -50,7 +50,7 @@ func TestRebuildAfterWipe(t *testing.T) {
 					t.Fatalf("neighbours after the wipe: %v, %v", ns, err)
 				}
 				buildGraph(t, g, scopes[0])
-				g = Open(env.Reopen(), Options{Clock: fixedClock()})
+				g = Open(env.Reopen(t), Options{Clock: fixedClock()})
 				for _, scope := range scopes {
 					ns, err := g.Neighbors(scope, node(1), Out, now)
 					if err != nil {
@@ -81,9 +81,9 @@ func neighborNodes(ns []Neighbor) []uuid.UUID {
 // another tenant is read and written: the other tenant never notices, and
 // the wiped one is whole after each rebuild (run with -race).
 func TestWipeUnderLoad(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{})
-		scopes := temporaltest.Scopes(t, 2)
+		scopes := storagetest.TenantScopes(t, 2)
 		for _, scope := range scopes {
 			buildGraph(t, g, scope)
 		}

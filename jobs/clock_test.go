@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -15,7 +16,8 @@ import (
 // fails with ErrBadClock instead of wrapping around to the other end of
 // time (which put later jobs first and expired leases at once).
 func TestBadClock(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		for _, reading := range []time.Time{
 			time.Unix(math.MaxInt64/1_000_000+1, 0),
 			time.Unix(math.MinInt64/1_000_000-1, 0),

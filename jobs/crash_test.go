@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -71,7 +72,7 @@ func TestJobsCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := openRocks(t, parts[0])
+	e := storagetest.OpenRocksDB(t, parts[0])
 	s, err := jobs.NewStore(e, crashOptions(round))
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestJobsSurviveKill(t *testing.T) {
 	}
 
 	// Reopen, reap, and finish the work in this process.
-	e := openRocks(t, dir)
+	e := storagetest.OpenRocksDB(t, dir)
 	defer e.Close()
 	s, err := jobs.NewStore(e, crashOptions(crashRounds))
 	if err != nil {
@@ -228,7 +229,7 @@ func TestJobsSurviveKill(t *testing.T) {
 // queues and returns their ids.
 func enqueueCrashJobs(t *testing.T, dir string) map[uuid.UUID]bool {
 	t.Helper()
-	e := openRocks(t, dir)
+	e := storagetest.OpenRocksDB(t, dir)
 	defer e.Close()
 	o := crashOptions(0)
 	o.Durable = false
@@ -302,7 +303,7 @@ func readCrashAcks(t *testing.T, path string) map[uuid.UUID]bool {
 // exactly one state and no other job exists; it returns the completed ones.
 func checkCrashStates(t *testing.T, dir string, all map[uuid.UUID]bool) map[uuid.UUID]bool {
 	t.Helper()
-	e := openRocks(t, dir)
+	e := storagetest.OpenRocksDB(t, dir)
 	defer e.Close()
 	s, err := jobs.NewStore(e, jobs.Options{})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -18,7 +18,8 @@ func TestHostileInput(t *testing.T) {
 	if _, err := jobs.NewStore(nil, jobs.Options{}); !errors.Is(err, jobs.ErrNoEngine) {
 		t.Errorf("store without an engine: %v", err)
 	}
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		s := newStore(t, e, c)
 		for _, every := range []time.Duration{0, -time.Second} {

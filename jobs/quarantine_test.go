@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -37,7 +38,8 @@ func (b badRowEngine) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] {
 // Reap fail for every tenant. Now every operation steps over it,
 // quarantines it once, and serves every queue.
 func TestBadRowDoesNotBlockTenants(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		s := newStore(t, badRowEngine{e}, c)
 		queues := []*jobs.Queue{tenantQueue(t, s, 1), tenantQueue(t, s, 2), s.System()}

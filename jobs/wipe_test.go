@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -15,7 +16,8 @@ import (
 // queue's claim cursor skipped rows before the last claim and its backoff
 // mark skipped failed jobs that were due.
 func TestWipeResetsQueue(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		s := newStore(t, e, c)
 		q := tenantQueue(t, s, 1)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 func TestClockStrictlyIncreasing(t *testing.T) {
@@ -30,12 +30,12 @@ func TestClockStrictlyIncreasing(t *testing.T) {
 // down; the tenant's next transaction time still lies above its last one,
 // because the store reads the head of the tenant's tx_time_index first.
 func TestClockSurvivesRestart(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
-		scopes := temporaltest.Scopes(t, 2)
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		scopes := storagetest.TenantScopes(t, 2)
 		s := Open(env.Engine, Options{Clock: NewClock(newWall(1_000_000).now)})
 		tx1 := assertNode(t, s, scopes[0], idA, always(), name("before"))
 		tx2 := assertNode(t, s, scopes[1], idA, always(), name("before"))
-		s = Open(env.Reopen(), Options{Clock: NewClock(newWall(10).now)})
+		s = Open(env.Reopen(t), Options{Clock: NewClock(newWall(10).now)})
 		for i, prev := range []storage.Timestamp{tx1, tx2} {
 			tx := assertNode(t, s, scopes[i], idA, always(), name("after"))
 			if tx <= prev {
@@ -87,10 +87,10 @@ func TestClockExhaustion(t *testing.T) {
 // fails with ErrClockExhausted and as-of reads still return what was
 // written before.
 func TestExhaustedClockWritesNothing(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		w := newWall(1000)
 		s := Open(env.Engine, Options{Clock: NewClock(w.now)})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		tx := assertNode(t, s, scope, idA, always(), name("before"))
 		assertNode(t, s, scope, idB, always(), nil)
 		assertEdge(t, s, scope, idC, idA, idB, "KNOWS", always())

@@ -5,18 +5,18 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestDefaultRegistryFailsLoud: a Store opened without EdgeTypes persists
 // every edge type in the registry, so a colliding name is refused even
 // there, and the registration survives a restart.
 func TestDefaultRegistryFailsLoud(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		linkAB(t, s, scope, "KNOWS")
-		reg := NewEdgeTypeRegistry(env.Reopen(), nil)
+		reg := NewEdgeTypeRegistry(env.Reopen(t), nil)
 		if h, err := reg.Hash(scope, "KNOWS"); err != nil || h != storage.HashEdgeType("KNOWS") {
 			t.Fatalf("KNOWS after a default store wrote it: %x, %v", h, err)
 		}
@@ -35,10 +35,10 @@ func TestDefaultRegistryFailsLoud(t *testing.T) {
 // type must write the registration again, or the edge would be unreadable
 // after a restart.
 func TestRegistryRewritesWhatWasDeleted(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		reg := NewEdgeTypeRegistry(env.Engine, nil)
 		s := openStore(env, Options{EdgeTypes: reg})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		build := func() {
 			linkAB(t, s, scope, "KNOWS")
 			if _, err := reg.Hash(scope, "KNOWS"); err != nil {
@@ -52,7 +52,7 @@ func TestRegistryRewritesWhatWasDeleted(t *testing.T) {
 			}
 		}
 		build()
-		if _, err := NewEdgeTypeRegistry(env.Reopen(), nil).Hash(scope, "KNOWS"); err != nil {
+		if _, err := NewEdgeTypeRegistry(env.Reopen(t), nil).Hash(scope, "KNOWS"); err != nil {
 			t.Fatalf("KNOWS after rebuilding a deleted tenant and restarting: %v", err)
 		}
 	})
@@ -62,11 +62,11 @@ func TestRegistryRewritesWhatWasDeleted(t *testing.T) {
 // register a different name under the hash its cache still knows; after
 // the wipe the registry must answer with the new name only.
 func TestRegistryForgetsWipedTenant(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		colliding := func(string) storage.EdgeTypeHash { return 42 }
 		reg := NewEdgeTypeRegistry(env.Engine, colliding)
 		s := openStore(env, Options{EdgeTypes: reg})
-		scopes := temporaltest.Scopes(t, 2)
+		scopes := storagetest.TenantScopes(t, 2)
 		linkAB(t, s, scopes[1], "KNOWS")
 		for i, typ := range []string{"KNOWS", "LIKES"} {
 			linkAB(t, s, scopes[0], typ)

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // storeCalls is every public call of a Store on one scope, each reduced to
@@ -39,7 +39,7 @@ func storeCalls(s *Store, scope storage.TenantScope) map[string]func() error {
 // every call with ErrNoEngine instead of panicking; so does a registry
 // without an engine.
 func TestNoEngine(t *testing.T) {
-	scope := temporaltest.Scopes(t, 1)[0]
+	scope := storagetest.TenantScope(t)
 	var zero Store
 	for name, s := range map[string]*Store{"Open(nil)": Open(nil, Options{}), "zero Store": &zero} {
 		for call, do := range storeCalls(s, scope) {
@@ -66,9 +66,9 @@ func TestNoEngine(t *testing.T) {
 // TestClosedEngine: after the engine closes, every call fails with
 // storage.ErrClosed, including calls racing with the Close.
 func TestClosedEngine(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		linkAB(t, s, scope, "T")
 		calls := storeCalls(s, scope)
 		done := make(chan struct{})
@@ -94,9 +94,9 @@ func TestClosedEngine(t *testing.T) {
 
 // TestExtremeTimes writes and reads at the ends of the time range.
 func TestExtremeTimes(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		assertNode(t, s, scope, idA, Interval{storage.MinTimestamp, Forever}, name("first"))
 		assertNode(t, s, scope, idA, Interval{Forever - 1, Forever}, name("last"))
 		for _, c := range []struct {
@@ -134,9 +134,9 @@ func TestExtremeTimes(t *testing.T) {
 // TestHostileFacts: nil ids, huge and odd values are refused or stored
 // faithfully, never a panic.
 func TestHostileFacts(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		big := make([]byte, 1<<20)
 		props := Properties{"nan": Float(math.NaN()), "bytes": Bytes(big), "\xff": String("\x00")}
 		assertNode(t, s, scope, idA, always(), props, "\xfe", "label")

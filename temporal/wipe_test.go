@@ -4,15 +4,15 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestWipeForgetsTenant: a wiped tenant's transaction high-water mark is
 // read again before its next write, and the clock never goes back.
 func TestWipeForgetsTenant(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scopes := temporaltest.Scopes(t, 2)
+		scopes := storagetest.TenantScopes(t, 2)
 		for _, scope := range scopes {
 			assertNode(t, s, scope, idA, always(), name("before"))
 		}

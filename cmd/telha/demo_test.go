@@ -13,6 +13,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestDemoTwice runs the demo twice on one store: the first run creates it,
@@ -94,10 +95,7 @@ func TestDemoErrors(t *testing.T) {
 // unless told -force; even then it wipes only its own tenants.
 func TestDemoRefusesForeignStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	e, err := rocksdb.Open(rocksdb.Config{Path: dir, CreateIfMissing: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := storagetest.OpenRocksDB(t, dir)
 	theirs, err := storage.NewTenantScope(uuid.New(), uuid.New())
 	if err != nil {
 		t.Fatal(err)

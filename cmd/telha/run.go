@@ -24,6 +24,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 const usage = `usage:
   telha demo [-data DIR] [-force]         build a three-tenant demo graph in an embedded RocksDB store and query it
+  telha repair -data DIR                  make a damaged store open again, reporting what was dropped
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
@@ -50,6 +51,8 @@ func dispatch(args []string, stdout io.Writer) error {
 		return debug(args[1:], stdout)
 	case "demo":
 		return demo(args[1:], stdout)
+	case "repair":
+		return repair(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, usage)
 		return err

@@ -293,11 +293,10 @@ func DecodeJob(b []byte) (JobParts, error) {
 // DecodeBitmap decodes a bitmap_index key of any of its five kinds. The kind
 // byte decides the expected length.
 func DecodeBitmap(b []byte) (BitmapParts, error) {
-	const kindAt = ScopeLen + 8
-	if len(b) <= kindAt {
-		return BitmapParts{}, fmt.Errorf("decode %s key: %w: %d bytes, want at least %d", BitmapIndex, ErrWrongLength, len(b), kindAt+1)
+	if len(b) <= bitmapKindOffset {
+		return BitmapParts{}, fmt.Errorf("decode %s key: %w: %d bytes, want at least %d", BitmapIndex, ErrWrongLength, len(b), bitmapKindOffset+1)
 	}
-	kind := BitmapKind(b[kindAt])
+	kind := BitmapKind(b[bitmapKindOffset])
 	if !kind.Valid() {
 		return BitmapParts{}, fmt.Errorf("decode %s key: %w: bitmap kind 0x%02x", BitmapIndex, ErrUnknownKind, uint8(kind))
 	}

@@ -46,6 +46,33 @@ var (
 	ErrNotFound = errors.New("not found")
 
 	// ErrClosed is returned by every operation on a closed engine or
-	// snapshot.
+	// snapshot, and by a scan whose engine or snapshot closes under it.
 	ErrClosed = errors.New("engine closed")
+
+	// ErrNotOpen is returned by every operation on an engine or snapshot
+	// that was never opened: a nil pointer, or the zero value of a type
+	// whose zero value is not a working engine.
+	ErrNotOpen = errors.New("engine not open")
+
+	// ErrNilBatch is returned by Write and WriteDurable for a nil *Batch,
+	// and by its Err method.
+	ErrNilBatch = errors.New("nil batch")
+
+	// ErrValueTooLarge reports a value longer than MaxValueLen.
+	ErrValueTooLarge = errors.New("value too large")
+
+	// ErrCorrupt reports stored data that failed an integrity check: a
+	// checksum, a length, a sequence, a key that does not decode. Engines
+	// wrap it with the file, row or record at fault.
+	ErrCorrupt = errors.New("corrupt store")
+
+	// ErrNoSpace reports a write refused because the store's device is
+	// full. Nothing acknowledged is lost; writes succeed again once space
+	// is freed (for some engines, after a reopen).
+	ErrNoSpace = errors.New("no space left on the store's device")
 )
+
+// MaxValueLen is the longest value an engine stores: every engine accepts
+// values up to this length and refuses longer ones with ErrValueTooLarge,
+// rather than truncating them or dropping them from a batch.
+const MaxValueLen = 1<<31 - 1

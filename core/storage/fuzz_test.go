@@ -122,9 +122,10 @@ func FuzzParseKey(f *testing.F) {
 }
 
 // FuzzFromStoredBounds checks the confinement re-check: bounds are accepted
-// exactly when lower holds a whole scope and upper lies above lower and at
-// or below that scope's upper bound (nil only for the last scope), and the
-// range keeps its own copies of them.
+// exactly when lower holds a whole tenant scope (neither the system prefix
+// nor a half-nil one) and upper lies above lower and at or below that
+// scope's upper bound (nil only for the last scope), and the range keeps its
+// own copies of them.
 func FuzzFromStoredBounds(f *testing.F) {
 	for _, fx := range rangeFixtures() {
 		if r, err := fx.build(); err == nil {
@@ -152,6 +153,10 @@ func FuzzFromStoredBounds(f *testing.F) {
 			want = ErrUnknownFamily
 		case len(lower) < ScopeLen:
 			want = ErrWrongLength
+		case bytes.Equal(lower[:ScopeLen], make([]byte, ScopeLen)):
+			want = ErrNilScope
+		case bytes.Equal(lower[:16], make([]byte, 16)) || bytes.Equal(lower[16:ScopeLen], make([]byte, 16)):
+			want = ErrBadUUID
 		case refSucc(lower[:ScopeLen]) != nil && (upper == nil || bytes.Compare(upper, refSucc(lower[:ScopeLen])) > 0):
 			want = ErrNotConfined
 		case upper != nil && bytes.Compare(lower, upper) >= 0:

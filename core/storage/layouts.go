@@ -19,6 +19,55 @@ const (
 	BitmapPropCounterKeyLen = 49
 )
 
+// bitmapKindOffset is where a bitmap_index key holds its kind byte, after
+// the scope and the label hash.
+const bitmapKindOffset = ScopeLen + 8
+
+// keyLens is the key length of each family; bitmap_index keys take theirs
+// from their kind byte (bitmapKindLens).
+var keyLens = [...]int{
+	NodeVersions:   VersionKeyLen,
+	EdgeVersions:   VersionKeyLen,
+	AdjacencyOut:   AdjacencyKeyLen,
+	AdjacencyIn:    AdjacencyKeyLen,
+	ValidTimeIndex: TemporalIndexKeyLen,
+	TxTimeIndex:    TemporalIndexKeyLen,
+	Vectors:        VectorKeyLen,
+	Schema:         SchemaKeyLen,
+	Sources:        SourceKeyLen,
+	Spans:          SpanKeyLen,
+	Traces:         TraceKeyLen,
+	Jobs:           JobKeyLen,
+}
+
+// layoutLen returns the length that a key of the valid family cf must have,
+// given the key's bytes b (a whole Key buffer, MaxKeyLen long), or -1 if a
+// discriminator byte of the layout (index kind, job state, bitmap kind) is
+// outside its enumeration. It is the decoders' rule, without decoding.
+func layoutLen(cf ColumnFamily, b []byte) int {
+	switch cf {
+	case ValidTimeIndex, TxTimeIndex:
+		if kind := IndexKind(b[TemporalIndexKeyLen-1]); kind != IndexNode && kind != IndexEdge {
+			return -1
+		}
+	case Jobs:
+		if !JobState(b[ScopeLen]).Valid() {
+			return -1
+		}
+	case BitmapIndex:
+		kind := BitmapKind(b[bitmapKindOffset])
+		if !kind.Valid() {
+			return -1
+		}
+		return bitmapKindLens[kind]
+	}
+	return keyLens[cf]
+}
+
+// hasSystemRows reports whether family cf holds rows of the system scope:
+// system jobs, and the embedding-model registry in schema.
+func hasSystemRows(cf ColumnFamily) bool { return cf == Jobs || cf == Schema }
+
 // IndexKind distinguishes node and edge rows in the temporal indexes, so
 // one index serves both version families.
 type IndexKind uint8

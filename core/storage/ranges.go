@@ -225,7 +225,7 @@ func (SystemScope) FullFamily(cf ColumnFamily) ScanRange {
 	if !cf.Valid() {
 		return ScanRange{}
 	}
-	return ScanRange{family: cf, lower: make([]byte, ScopeLen), crossesScopes: true}
+	return ScanRange{family: cf, lower: make([]byte, ScopeLen), system: true, crossesScopes: true}
 }
 
 // JobsInState is the system jobs in one state, by priority, then FIFO.
@@ -258,10 +258,12 @@ func (s SystemScope) VectorModelHistory(model ModelID) ScanRange {
 	return b.u64(uint64(model)).prefixRange()
 }
 
-// FromStoredBounds rehydrates a range from bounds that this tree emitted
-// earlier (a GDPR replay program). It re-checks confinement: lower must hold
-// a whole scope, upper must lie above lower and at or below that scope's
-// upper bound, so the result never spans two scopes.
+// FromStoredBounds rehydrates a tenant's range from bounds that this tree
+// emitted earlier (a GDPR replay program). It re-checks tenant confinement:
+// lower must start with a tenant scope (not the all-zero system prefix, nor
+// a half-nil one), upper must lie above lower and at or below that scope's
+// upper bound, so the result never spans two scopes and never reaches a
+// system row.
 //
 //telha:restricted rawbytes use a typed range constructor such as storage.TenantAll
 func FromStoredBounds(cf ColumnFamily, lower, upper []byte) (ScanRange, error) {
@@ -270,6 +272,12 @@ func FromStoredBounds(cf ColumnFamily, lower, upper []byte) (ScanRange, error) {
 	}
 	if len(lower) < ScopeLen {
 		return ScanRange{}, fmt.Errorf("stored bounds of %s: lower bound of %d bytes: %w", cf, len(lower), ErrWrongLength)
+	}
+	switch scope := lower[:ScopeLen]; {
+	case isSystemPrefix(scope):
+		return ScanRange{}, fmt.Errorf("stored bounds of %s: the system prefix: %w", cf, ErrNilScope)
+	case !isTenantPrefix(scope):
+		return ScanRange{}, fmt.Errorf("stored bounds of %s: half-nil scope %x: %w", cf, scope, ErrBadUUID)
 	}
 	buf := make([]byte, 0, len(lower)+max(len(upper), ScopeLen))
 	buf = append(buf, lower...)

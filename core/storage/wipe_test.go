@@ -10,33 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 )
-
-// wipeEngines are the engines the wipe is proven on.
-var wipeEngines = []struct {
-	name string
-	open func(t *testing.T) storage.Engine
-}{
-	{"memory", func(*testing.T) storage.Engine { return storage.NewMemoryEngine() }},
-	{"rocksdb", func(t *testing.T) storage.Engine {
-		e, err := rocksdb.Open(rocksdb.Config{Path: t.TempDir(), CreateIfMissing: true, MemtableSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}},
-}
-
-func forEachWipeEngine(t *testing.T, f func(t *testing.T, e storage.Engine)) {
-	for _, ec := range wipeEngines {
-		t.Run(ec.name, func(t *testing.T) {
-			e := ec.open(t)
-			t.Cleanup(func() { _ = e.Close() })
-			f(t, e)
-		})
-	}
-}
 
 func mustScope(t testing.TB, tenant, org string) storage.TenantScope {
 	t.Helper()
@@ -94,7 +69,8 @@ func dump(t *testing.T, e storage.Engine) []storage.KV {
 // and that every other row of the store, system rows included, is
 // byte-identical.
 func TestWipeTenant(t *testing.T) {
-	forEachWipeEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		below := mustScope(t, "7fffffff-ffff-ffff-ffff-ffffffffffff", "ffffffff-ffff-ffff-ffff-fffffffffffe")
 		victim := mustScope(t, "7fffffff-ffff-ffff-ffff-ffffffffffff", "ffffffff-ffff-ffff-ffff-ffffffffffff")
 		above := mustScope(t, "80000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000001")
@@ -144,7 +120,8 @@ type cache struct {
 func (c *cache) forget(s storage.TenantScope) { c.wiped = append(c.wiped, s) }
 
 func TestWipeNotifiesListeners(t *testing.T) {
-	forEachWipeEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s1 := mustScope(t, "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000001")
 		s2 := mustScope(t, "00000000-0000-0000-0000-000000000002", "00000000-0000-0000-0000-000000000001")
 		other := storage.NewMemoryEngine()

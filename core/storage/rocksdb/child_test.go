@@ -18,6 +18,7 @@ const childEnv = "TELHA_ROCKSDB_CHILD"
 var childModes = map[string]func(t *testing.T, path string, extra string){
 	"hold":  holdChild,
 	"crash": crashChild,
+	"fill":  fillChild,
 }
 
 func TestChild(t *testing.T) {

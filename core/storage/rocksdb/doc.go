@@ -33,10 +33,37 @@
 //     that runs to the end of its family ends at a string of 0xFF bytes
 //     longer than any key, and an empty range deletes nothing.
 //   - Every key is at least storage.ScopeLen bytes, so the prefix extractor
-//     always sees a whole scope; the key authority guarantees it.
+//     always sees a whole scope; the key authority guarantees it, and every
+//     write checks it again (storage.Mutation.Check).
+//   - The C API ignores the status of a write-batch put: a value RocksDB
+//     refuses (over 4 GiB) would vanish from an acknowledged batch. Values
+//     over storage.MaxValueLen are refused first.
+//   - The C API takes paths as C strings: a path with a NUL byte would name
+//     the part before it. Open, Checkpoint and Repair refuse it
+//     (ErrBadPath).
+//   - Debian's librocksdb keeps its assertions, and a writer that failed
+//     once aborts the process on its next write: on a full device the info
+//     LOG was that writer. The LOG is kept to the option headers RocksDB
+//     writes at open (see headerInfoLog); a full device is then
+//     storage.ErrNoSpace everywhere.
+//   - Recovery is tolerant of a torn record at the end of the log only
+//     (kTolerateCorruptedTailRecords); a log cut short, or a MANIFEST cut
+//     short, still recovers silently to an earlier state, and a read-write
+//     open then deletes the table files the short MANIFEST no longer lists.
+//     Open therefore reads the logs itself first (wal.go), and compares what
+//     a read-only open recovers with the sync mark (mark.go) before it opens
+//     the store for writing.
+//   - RocksDB's repairer (rocksdb_repair_db) knows only the families it
+//     finds in table files, and drops every logged batch that touches
+//     another. Repair runs it only where the MANIFEST cannot be trusted; if
+//     the store still opens (a table file that cannot be read), it flushes
+//     the logs into table files first, and where it cannot, the report
+//     counts what the repairer dropped.
 //
 // Opening is checked before RocksDB sees the directory, so that a wrong path
 // fails with a typed error instead of a crash or a half-created store: see
-// ErrNotExist, ErrLocked, ErrNotStore, ErrMissingFamily and
-// ErrUnexpectedFamily.
+// ErrBadPath, ErrNotExist, ErrLocked, ErrNotStore, ErrMissingFamily and
+// ErrUnexpectedFamily; damage is storage.ErrCorrupt (a *CorruptError where
+// the damaged file is known), and a full device storage.ErrNoSpace.
+// Recovery from damage is Repair, an operator's explicit decision.
 package rocksdb

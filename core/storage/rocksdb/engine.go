@@ -12,7 +12,8 @@ import (
 )
 
 // Engine is a storage.Engine on one RocksDB store. It is safe for concurrent
-// use.
+// use. Make one with Open: the zero Engine, and a nil *Engine, refuse every
+// call with storage.ErrNotOpen.
 //
 // Every call into RocksDB holds mu for reading; Close and Snapshot.Close,
 // which free C objects, hold it for writing, so nothing is freed while a
@@ -20,12 +21,14 @@ import (
 // its loop body runs: the body may call the engine, or close it.
 type Engine struct {
 	path     string
-	db       *grocksdb.DB
+	db       *grocksdb.DB                   // nil only in the zero Engine
 	handles  []*grocksdb.ColumnFamilyHandle // every open family, for Close
 	families []*grocksdb.ColumnFamilyHandle // indexed by storage.ColumnFamily
 	read     *grocksdb.ReadOptions
 	write    *grocksdb.WriteOptions // the configured sync policy
 	durable  *grocksdb.WriteOptions // always syncs the WAL
+	syncs    bool                   // write syncs, as durable does
+	mark     *syncMark
 
 	mu     sync.RWMutex
 	closed bool
@@ -42,7 +45,7 @@ var _ storage.Engine = (*Engine)(nil)
 
 // newEngine wraps an open store. handles are in open order: "default", then
 // families.
-func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHandle, families []storage.ColumnFamily) *Engine {
+func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHandle, families []storage.ColumnFamily, mark *syncMark) *Engine {
 	e := &Engine{
 		path:      cfg.Path,
 		db:        db,
@@ -51,6 +54,8 @@ func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHand
 		read:      grocksdb.NewDefaultReadOptions(),
 		write:     grocksdb.NewDefaultWriteOptions(),
 		durable:   grocksdb.NewDefaultWriteOptions(),
+		syncs:     cfg.SyncWrites,
+		mark:      mark,
 		cursors:   make(map[*cursor]struct{}),
 		snapshots: make(map[*Snapshot]struct{}),
 	}
@@ -63,9 +68,13 @@ func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHand
 }
 
 // enter takes mu for reading around one call into RocksDB, or returns
-// storage.ErrClosed if the engine, or snapshot s when not nil, is closed.
-// The caller releases mu with e.mu.RUnlock.
+// storage.ErrNotOpen for an engine Open did not make, storage.ErrClosed if
+// the engine, or snapshot s when not nil, is closed. The caller releases mu
+// with e.mu.RUnlock.
 func (e *Engine) enter(s *Snapshot) error {
+	if e == nil || e.db == nil {
+		return storage.ErrNotOpen
+	}
 	e.mu.RLock()
 	if e.closed || (s != nil && s.closed) {
 		e.mu.RUnlock()
@@ -76,14 +85,14 @@ func (e *Engine) enter(s *Snapshot) error {
 
 // Put stores value at k under the configured sync policy.
 func (e *Engine) Put(k storage.Key, value []byte) error {
-	if !k.Valid() {
-		return storage.ErrInvalidKey
+	m := storage.Mutation{Kind: storage.MutationPut, Key: k, Value: value}
+	if err := m.Check(); err != nil {
+		return fmt.Errorf("put: %w", err)
 	}
-	if err := e.enter(nil); err != nil {
-		return err
-	}
-	defer e.mu.RUnlock()
-	if err := e.db.PutCF(e.write, e.families[k.Family()], k.View(), value); err != nil {
+	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+		return e.db.PutCF(wo, e.families[k.Family()], k.AppendTo(key), value)
+	})
+	if err != nil {
 		return fmt.Errorf("put %s: %w", k, err)
 	}
 	return nil
@@ -92,13 +101,12 @@ func (e *Engine) Put(k storage.Key, value []byte) error {
 // Delete removes k under the configured sync policy.
 func (e *Engine) Delete(k storage.Key) error {
 	if !k.Valid() {
-		return storage.ErrInvalidKey
+		return fmt.Errorf("delete: %w", storage.ErrInvalidKey)
 	}
-	if err := e.enter(nil); err != nil {
-		return err
-	}
-	defer e.mu.RUnlock()
-	if err := e.db.DeleteCF(e.write, e.families[k.Family()], k.View()); err != nil {
+	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, key []byte) error {
+		return e.db.DeleteCF(wo, e.families[k.Family()], k.AppendTo(key))
+	})
+	if err != nil {
 		return fmt.Errorf("delete %s: %w", k, err)
 	}
 	return nil
@@ -106,38 +114,77 @@ func (e *Engine) Delete(k storage.Key) error {
 
 // Write applies b atomically, as one RocksDB write batch, under the
 // configured sync policy. A poisoned batch (b.Err() != nil) is refused
-// whole.
-func (e *Engine) Write(b *storage.Batch) error { return e.apply(e.write, b) }
+// whole, and so is a batch holding a mutation that fails
+// storage.Mutation.Check, however it came to be there.
+func (e *Engine) Write(b *storage.Batch) error { return e.apply(false, b) }
 
 // WriteDurable applies b atomically and returns once the write-ahead log is
 // synced, whatever Config.SyncWrites says.
-func (e *Engine) WriteDurable(b *storage.Batch) error { return e.apply(e.durable, b) }
+func (e *Engine) WriteDurable(b *storage.Batch) error { return e.apply(true, b) }
 
-func (e *Engine) apply(wo *grocksdb.WriteOptions, b *storage.Batch) error {
+// apply writes b as one RocksDB write batch. Every mutation is checked as
+// it is copied into the write batch: the copy is what RocksDB receives, so
+// nothing can change between the check and the write. The keys pass
+// through one pooled buffer, which RocksDB copies from, so a write makes no
+// allocation per mutation.
+func (e *Engine) apply(durable bool, b *storage.Batch) error {
 	if err := b.Err(); err != nil {
-		return err
+		return fmt.Errorf("write batch: %w", err)
 	}
+	err := e.commit(durable, uint64(b.Len()), func(wo *grocksdb.WriteOptions, key []byte) error {
+		wb := grocksdb.NewWriteBatch()
+		defer wb.Destroy()
+		for i, m := range b.All() {
+			if err := m.Check(); err != nil {
+				return fmt.Errorf("mutation %d: %w", i, err)
+			}
+			h := e.families[m.Key.Family()]
+			if m.Kind == storage.MutationPut {
+				wb.PutCF(h, m.Key.AppendTo(key), m.Value)
+			} else {
+				wb.DeleteCF(h, m.Key.AppendTo(key))
+			}
+		}
+		return e.db.Write(wo, wb)
+	})
+	if err != nil {
+		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+	}
+	return nil
+}
+
+// keyBuffers holds key-sized buffers for the calls that hand a key to
+// RocksDB. Pointers passed to cgo escape, so handing RocksDB the bytes
+// inside a Key would move every Key to the heap: one allocation per call.
+var keyBuffers = sync.Pool{New: func() any { return new([storage.MaxKeyLen]byte) }}
+
+// commit runs one write, do, with the engine entered, the write options of
+// the sync policy (always syncing when durable), and a key buffer of length
+// 0. A write that syncs the log and succeeds advances the sync mark by
+// count, the sequence numbers it uses, from the last sequence number
+// published before it: every write published before it precedes it in the
+// log, and the sync that acknowledges it covers them all, so the mark never
+// exceeds what is on stable storage (see syncMark).
+func (e *Engine) commit(durable bool, count uint64, do func(*grocksdb.WriteOptions, []byte) error) error {
 	if err := e.enter(nil); err != nil {
 		return err
 	}
 	defer e.mu.RUnlock()
-	wb := grocksdb.NewWriteBatch()
-	defer wb.Destroy()
-	ms := b.Mutations()
-	for i := range ms {
-		m := &ms[i]
-		h := e.families[m.Key.Family()]
-		switch m.Kind {
-		case storage.MutationPut:
-			wb.PutCF(h, m.Key.View(), m.Value)
-		case storage.MutationDelete:
-			wb.DeleteCF(h, m.Key.View())
-		default:
-			return fmt.Errorf("write batch: mutation %d of unknown kind %d", i, m.Kind)
-		}
+	wo, syncs := e.write, e.syncs
+	if durable {
+		wo, syncs = e.durable, true
 	}
-	if err := e.db.Write(wo, wb); err != nil {
-		return fmt.Errorf("write batch of %d: %w", len(ms), err)
+	buf := keyBuffers.Get().(*[storage.MaxKeyLen]byte)
+	defer keyBuffers.Put(buf)
+	var before uint64
+	if syncs {
+		before = e.db.GetLatestSequenceNumber()
+	}
+	if err := do(wo, buf[:0]); err != nil {
+		return classify(err)
+	}
+	if syncs {
+		e.mark.advance(before + count)
 	}
 	return nil
 }
@@ -152,12 +199,8 @@ var familyEnd = bytes.Repeat([]byte{0xFF}, storage.MaxKeyLen+1)
 // (DeleteRangeCF), under the configured sync policy.
 func (e *Engine) DeleteRange(r storage.ScanRange) error {
 	if !r.Valid() {
-		return storage.ErrInvalidRange
+		return fmt.Errorf("delete range: %w", storage.ErrInvalidRange)
 	}
-	if err := e.enter(nil); err != nil {
-		return err
-	}
-	defer e.mu.RUnlock()
 	lower, upper := r.Bounds()
 	switch {
 	case upper == nil:
@@ -166,19 +209,34 @@ func (e *Engine) DeleteRange(r storage.ScanRange) error {
 		// The constructors build no empty range today; should one appear,
 		// deleting it is a no-op, as in MemoryEngine, where RocksDB would
 		// fail with "end key comes before start key".
+		if err := e.enter(nil); err != nil {
+			return fmt.Errorf("delete range %s: %w", r, err)
+		}
+		e.mu.RUnlock()
 		return nil
 	}
-	if err := e.db.DeleteRangeCF(e.write, e.families[r.Family()], lower, upper); err != nil {
+	err := e.commit(false, 1, func(wo *grocksdb.WriteOptions, _ []byte) error {
+		return e.db.DeleteRangeCF(wo, e.families[r.Family()], lower, upper)
+	})
+	if err != nil {
 		return fmt.Errorf("delete range %s: %w", r, err)
 	}
 	return nil
 }
 
-// Close releases the store and its lock. It waits for calls in progress,
-// ends scans in progress (they yield storage.ErrClosed at their next row),
-// and releases open snapshots. Later calls, Close included, return
-// storage.ErrClosed and touch nothing.
+// Close flushes the memtables to table files, so that a closed store no
+// longer depends on its write-ahead log, and releases the store and its
+// lock. It waits for calls in progress, ends scans in progress (they yield
+// storage.ErrClosed at their next row), and releases open snapshots. Later
+// calls, Close included, return storage.ErrClosed and touch nothing.
+//
+// A flush that fails (a full device) loses nothing: the log still holds
+// every write, and the next Open replays it. Close then releases the store
+// all the same and returns the flush's error.
 func (e *Engine) Close() error {
+	if e == nil || e.db == nil {
+		return fmt.Errorf("close: %w", storage.ErrNotOpen)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -195,6 +253,7 @@ func (e *Engine) Close() error {
 	}
 	clear(e.snapshots)
 	e.live.Unlock()
+	flushErr := flushAll(e.db, e.handles)
 	// RocksDB requires the family handles to go before the store.
 	for _, h := range e.handles {
 		h.Destroy()
@@ -203,5 +262,23 @@ func (e *Engine) Close() error {
 	e.read.Destroy()
 	e.write.Destroy()
 	e.durable.Destroy()
+	e.mark.close(e.path, flushErr == nil)
+	if flushErr != nil {
+		return fmt.Errorf("close %s: flush: %w", e.path, classify(flushErr))
+	}
+	return nil
+}
+
+// flushAll writes the memtable of every family of db to a table file and
+// waits for it. A family with an empty memtable costs nothing.
+func flushAll(db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHandle) error {
+	opts := grocksdb.NewDefaultFlushOptions()
+	defer opts.Destroy()
+	opts.SetWait(true)
+	for _, h := range handles {
+		if err := db.FlushCF(h, opts); err != nil {
+			return err
+		}
+	}
 	return nil
 }

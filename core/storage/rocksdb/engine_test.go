@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -420,6 +421,35 @@ func TestCheckpoint(t *testing.T) {
 	}
 	if err := c.Put(nodeKey(s, id, 100), []byte("writable")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckpointInsideStore refuses checkpoint targets of the store's own
+// making: a directory inside the store (RocksDB would nest a copy among
+// its own files), however the path is spelled, and a symbolic link to a
+// directory, which exists.
+func TestCheckpointInsideStore(t *testing.T) {
+	e := newTestEngine(t)
+	linked := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(linked, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir  string
+		want error
+	}{
+		{filepath.Join(e.path, "checkpoint"), ErrBadPath},
+		{filepath.Join(e.path, "sub", "..", "checkpoint"), ErrBadPath},
+		{e.path + "/./checkpoint", ErrBadPath},
+		{link, fs.ErrExist},
+	} {
+		if err := e.Checkpoint(tt.dir); !errors.Is(err, tt.want) {
+			t.Errorf("Checkpoint(%s) = %v, want %v", tt.dir, err, tt.want)
+		}
+	}
+	if entries, err := os.ReadDir(linked); err != nil || len(entries) != 0 {
+		t.Errorf("the linked directory holds %d entries, %v", len(entries), err)
 	}
 }
 

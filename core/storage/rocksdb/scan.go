@@ -12,7 +12,17 @@ import (
 
 // Scan yields the rows of r in ascending key order. Each row is copied out
 // of RocksDB's memory, so it stays valid after the loop moves on.
-func (e *Engine) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] { return e.scan(nil, r) }
+func (e *Engine) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] {
+	if e == nil {
+		return failedScan(fmt.Errorf("scan: %w", storage.ErrNotOpen))
+	}
+	return e.scan(nil, r)
+}
+
+// failedScan is a scan that yields only err.
+func failedScan(err error) iter.Seq2[storage.KV, error] {
+	return func(yield func(storage.KV, error) bool) { yield(storage.KV{}, err) }
+}
 
 // cursor is one scan's RocksDB iterator together with what must outlive it:
 // its ReadOptions, and the pinned upper bound those options point to.
@@ -76,7 +86,7 @@ func (e *Engine) openCursor(s *Snapshot, r *storage.ScanRange) (*cursor, error) 
 		return nil, storage.ErrInvalidRange
 	}
 	if err := e.enter(s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scan %s: %w", r, err)
 	}
 	defer e.mu.RUnlock()
 	lower, upper := r.Bounds()
@@ -115,7 +125,7 @@ func (e *Engine) step(c *cursor) (kv storage.KV, ok bool, err error) {
 	}
 	if !c.it.Valid() {
 		if err := c.it.Err(); err != nil {
-			return kv, false, fmt.Errorf("scan: %w", err)
+			return kv, false, fmt.Errorf("scan: %w", classify(err))
 		}
 		return kv, false, nil
 	}

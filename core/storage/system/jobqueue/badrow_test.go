@@ -11,7 +11,7 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/core/storage/system/jobqueue"
 )
 
@@ -135,21 +135,14 @@ func TestSweepSkipsBadRows(t *testing.T) {
 			return injected{Reader: e, rows: bad}
 		},
 		"rocksdb with raw rows": func(t *testing.T) storage.Reader {
-			cfg := rocksdb.Config{Path: t.TempDir(), CreateIfMissing: true, MemtableSize: 1 << 20}
-			e, err := rocksdb.Open(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir := t.TempDir()
+			e := storagetest.OpenRocksDB(t, dir)
 			writeGood(t, e)
 			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
-			putRawJobs(t, cfg.Path, bad)
-			if e, err = rocksdb.Open(cfg); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = e.Close() })
-			return e
+			putRawJobs(t, dir, bad)
+			return storagetest.OpenRocksDB(t, dir)
 		},
 	}
 	for name, open := range readers {

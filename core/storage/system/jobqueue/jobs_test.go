@@ -9,23 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/core/storage/system/jobqueue"
 )
-
-// forEachJobEngine runs f on a fresh memory engine and a fresh RocksDB
-// store.
-func forEachJobEngine(t *testing.T, f func(t *testing.T, e storage.Engine)) {
-	t.Run("memory", func(t *testing.T) { f(t, storage.NewMemoryEngine()) })
-	t.Run("rocksdb", func(t *testing.T) {
-		e, err := rocksdb.Open(rocksdb.Config{Path: t.TempDir(), CreateIfMissing: true, MemtableSize: 4 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = e.Close() })
-		f(t, e)
-	})
-}
 
 func jobTenant(t *testing.T, n byte) storage.TenantScope {
 	t.Helper()
@@ -53,7 +39,8 @@ func pollIDs(t *testing.T, r storage.Reader, state storage.JobState, after *jobq
 }
 
 func TestSystemJobMoves(t *testing.T) {
-	forEachJobEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		a := jobqueue.JobAddr{Priority: 5, Created: 100, ID: uuid.UUID{0xA}}
 		b := jobqueue.JobAddr{Priority: 5, Created: 101, ID: uuid.UUID{0xB}}
 		c := jobqueue.JobAddr{Priority: 1, Created: 102, ID: uuid.UUID{0xC}}
@@ -141,7 +128,8 @@ func TestSystemJobsRejectBadMoves(t *testing.T) {
 }
 
 func TestSystemJobsInvisibleToTenants(t *testing.T) {
-	forEachJobEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		a := jobqueue.JobAddr{Priority: 0, Created: 1, ID: uuid.UUID{7}}
 		if err := jobqueue.WriteJobs(e, false, jobqueue.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("sys")}); err != nil {
 			t.Fatal(err)
@@ -164,7 +152,8 @@ func TestSystemJobsInvisibleToTenants(t *testing.T) {
 }
 
 func TestSweepLeases(t *testing.T) {
-	forEachJobEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		t1, t2 := jobTenant(t, 1), jobTenant(t, 2)
 		put := func(k storage.Key, v string) {
 			t.Helper()
@@ -220,7 +209,8 @@ func TestSweepLeases(t *testing.T) {
 }
 
 func TestSystemJobsOnClosedEngine(t *testing.T) {
-	forEachJobEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		a := jobqueue.JobAddr{ID: uuid.UUID{1}}
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
