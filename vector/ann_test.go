@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
-	"telha.dev/vector/internal/testengine"
+	"telha.dev/core/storage/storagetest"
 )
 
 // clusteredVectors returns n vectors of dim components around 20 centres,
@@ -44,7 +44,7 @@ type annFixture struct {
 
 func newANNFixture(t *testing.T, e storage.Engine, n int) *annFixture {
 	t.Helper()
-	f := &annFixture{s: NewWithOptions(e, Options{ExactBelow: -1}), scope: testengine.Scope(t)}
+	f := &annFixture{s: NewWithOptions(e, Options{ExactBelow: -1}), scope: storagetest.TenantScope(t)}
 	ids := rand.NewChaCha8([32]byte{1}) // ids fix the load order, so the graph is the same every run
 	t.Cleanup(func() { _ = f.s.Close() })
 	m := mustRegister(t, f.s, "ann", 16, Cosine)
@@ -109,7 +109,7 @@ func (f *annFixture) recallAgainstExact(t *testing.T, queries [][]float32, filte
 // all lie in one region, which a filtered walk from elsewhere may not
 // reach); and vectors written after the graph was built are found.
 func TestApproximateRecall(t *testing.T) {
-	f := newANNFixture(t, testengine.Open(t, "memory"), 3000)
+	f := newANNFixture(t, storage.NewMemoryEngine(), 3000)
 	if err := f.s.Warm(f.scope, "ann"); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,8 @@ func TestApproximateRecall(t *testing.T) {
 // and model is answered exactly and starts the graph; until Warm returns
 // or the builder catches up, answers stay complete.
 func TestApproximateBeforeGraph(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		f := newANNFixture(t, e, 500)
 		q := f.vecs[17]
 		exact, err := f.s.Search(f.scope, Query{Model: "ann", Vector: q, K: 5, At: Latest})

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
 	"telha.dev/vector"
 	"telha.dev/vector/bitmap"
@@ -114,9 +115,12 @@ var (
 	bench     benchData
 )
 
+// TestMain runs the tests, which use the engine matrix
+// (storagetest.EachEngine), stops what its engine kinds share, and removes
+// the benchmark's store.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	code := m.Run()
+	code := storagetest.RunMain(m)
 	if bench.eng != nil {
 		_ = bench.store.Close()
 		_ = bench.eng.Close()

@@ -9,7 +9,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/models"
-	"telha.dev/vector/internal/testengine"
+	"telha.dev/core/storage/storagetest"
 )
 
 // storeCalls is every public call of a Store, each reduced to its error.
@@ -46,7 +46,7 @@ func storeCalls(s *Store, scope storage.TenantScope) map[string]func() error {
 // TestNoEngine: a Store made over a nil engine, and the zero Store, fail
 // every call with ErrNoEngine instead of panicking.
 func TestNoEngine(t *testing.T) {
-	scope := testengine.Scope(t)
+	scope := storagetest.TenantScope(t)
 	for name, s := range map[string]*Store{"New(nil)": New(nil), "zero Store": {}} {
 		for call, do := range storeCalls(s, scope) {
 			if err := do(); !errors.Is(err, ErrNoEngine) {
@@ -59,9 +59,10 @@ func TestNoEngine(t *testing.T) {
 // TestClosedEngine: after Close every call fails with storage.ErrClosed;
 // calls racing with the Close may fail any way but must not panic.
 func TestClosedEngine(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		calls := storeCalls(s, scope)
 		// Stage only fills a batch: the write reports the closed engine.
 		delete(calls, "Stage")
@@ -94,7 +95,7 @@ func TestClosedEngine(t *testing.T) {
 // read decodes, or a vector under another model's id.
 func TestStageRefusesForgedModels(t *testing.T) {
 	s := New(storage.NewMemoryEngine())
-	scope := testengine.Scope(t)
+	scope := storagetest.TenantScope(t)
 	real := Model{Name: "m", ID: storage.ModelIDOf("m"), Dimension: 2, Metric: L2}
 	for name, m := range map[string]Model{
 		"zero model":         {},
@@ -118,11 +119,12 @@ func TestStageRefusesForgedModels(t *testing.T) {
 // TestHostileVectors: extreme but finite components, a huge K and a huge
 // filter are answered; stored vectors never decode differently.
 func TestHostileVectors(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "m", 3, L2)
 		mustRegister(t, s, "c", 3, Cosine)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		extreme := [][]float32{
 			{math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32},
 			{-math.MaxFloat32, math.MaxFloat32, 0},

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 	"telha.dev/core/storage"
-	"telha.dev/vector/internal/testengine"
+	"telha.dev/core/storage/storagetest"
 )
 
 // world is the reference model of the index state machine: every vector
@@ -95,9 +95,9 @@ func newIndexMachine(t *rapid.T, tb testing.TB, e storage.Engine) *indexMachine 
 		nextTx:  100,
 		world:   world{},
 	}
-	m.store = NewWithOptions(e, m.opts)
+	m.store = NewWithOptions(m.eng, m.opts)
 	for range 3 {
-		m.scopes = append(m.scopes, testengine.Scope(tb))
+		m.scopes = append(m.scopes, storagetest.TenantScope(tb))
 	}
 	for range 6 {
 		m.nodes = append(m.nodes, uuid.New())
@@ -233,8 +233,10 @@ func (m *indexMachine) Redefine(t *rapid.T) {
 	m.metrics[model] = append(m.metrics[model], metric)
 }
 
-// Reopen closes the Store and opens a new one over the same engine; the
-// batches staged on the old one are dropped unwritten.
+// Reopen closes the Store and opens a new one over the same engine, whose
+// index must load what the old one held (TestIndexAfterRestart restarts
+// the engine too); the batches staged on the old Store are dropped
+// unwritten.
 func (m *indexMachine) Reopen(t *rapid.T) {
 	if err := m.store.Close(); err != nil {
 		t.Fatal(err)
@@ -334,11 +336,42 @@ func methodName(m Method) string {
 // redefinitions and reopenings makes a search of "now" differ from the
 // store's, or return a node of another tenant.
 func TestIndexMatchesStore(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		rapid.Check(t, func(rt *rapid.T) {
-			m := newIndexMachine(rt, t, e)
+			m := newIndexMachine(rt, t, env.Engine)
 			defer m.store.Close()
 			rt.Repeat(rapid.StateMachineActions(m))
 		})
+	})
+}
+
+// TestIndexAfterRestart: a Store opened over a restarted engine loads the
+// index from what the engine kept, and answers as the store path does.
+func TestIndexAfterRestart(t *testing.T) {
+	storagetest.EachDurableEngine(t, func(t *testing.T, env *storagetest.Env) {
+		s := New(env.Engine)
+		mustRegister(t, s, "restart", 2, L2)
+		scope := storagetest.TenantScope(t)
+		for i := range 50 {
+			if err := s.Put(scope, uuid.New(), "restart", 1, 10, []float32{float32(i), 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q := Query{Model: "restart", Vector: []float32{7, 0}, K: 5, At: Latest}
+		before, err := s.Search(scope, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s = New(env.Reopen(t))
+		defer s.Close()
+		after, err := s.Search(scope, q)
+		q.Method = FromStore
+		store, storeErr := s.Search(scope, q)
+		if err != nil || storeErr != nil || !slices.Equal(after, before) || !slices.Equal(after, store) {
+			t.Fatalf("after the restart: %v, %v; before %v; store %v, %v", after, err, before, store, storeErr)
+		}
 	})
 }

@@ -244,12 +244,12 @@ func (mem *memory) unstage(key indexKey, rows ...stagedRow) {
 	p.settleAt = max(minSettle, 2*p.n)
 }
 
-// applyBatch brings the indexes up to date with a batch that r now holds:
-// every vectors row of it is applied to the loaded index of its tenant and
-// model, and stops being staged. An index that cannot take a row is
-// dropped, to be loaded again from r when next searched.
-func (mem *memory) applyBatch(r storage.Reader, b *storage.Batch) {
-	for key, rows := range vectorRows(b) {
+// applyBatch brings the indexes up to date with the vectors rows of a
+// batch that r now holds: each is applied to the loaded index of its
+// tenant and model, and stops being staged. An index that cannot take a
+// row is dropped, to be loaded again from r when next searched.
+func (mem *memory) applyBatch(r storage.Reader, batch map[indexKey][]batchRow) {
+	for key, rows := range batch {
 		if ix := mem.existing(key); ix != nil {
 			ix.mu.Lock()
 			if ix.loaded && !ix.dropped {
@@ -273,11 +273,12 @@ func (mem *memory) applyBatch(r storage.Reader, b *storage.Batch) {
 	}
 }
 
-// failedBatch drops the indexes that b touches: the engine refused b, and
-// may or may not hold some of it (a distributed engine can fail after
-// applying), so they are loaded again from the engine when next searched.
-func (mem *memory) failedBatch(b *storage.Batch) {
-	for key := range vectorRows(b) {
+// failedBatch drops the indexes that a batch touches: the engine refused
+// it, and may or may not hold some of it (a distributed engine can fail
+// after applying), so they are loaded again from the engine when next
+// searched.
+func (mem *memory) failedBatch(batch map[indexKey][]batchRow) {
+	for key := range batch {
 		if ix := mem.existing(key); ix != nil {
 			ix.mu.Lock()
 			mem.drop(ix)
@@ -296,7 +297,7 @@ type batchRow struct {
 func vectorRows(b *storage.Batch) map[indexKey][]batchRow {
 	out := make(map[indexKey][]batchRow)
 	var buf []byte
-	for _, m := range b.Mutations() {
+	for _, m := range b.All() {
 		if m.Key.Family() != storage.Vectors {
 			continue
 		}

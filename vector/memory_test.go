@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
-	"telha.dev/vector/internal/testengine"
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestConcurrentIndex runs writers (Put, Delete, staged batches), exact
@@ -21,11 +21,12 @@ import (
 // other tenant; once the writers stop, every search of "now" equals the
 // store's.
 func TestConcurrentIndex(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := NewWithOptions(e, Options{M: 4, ExactBelow: -1})
 		defer s.Close()
 		m := mustRegister(t, s, "conc", 4, L2)
-		scopes := []storage.TenantScope{testengine.Scope(t), testengine.Scope(t)}
+		scopes := []storage.TenantScope{storagetest.TenantScope(t), storagetest.TenantScope(t)}
 		nodes := make([][]uuid.UUID, len(scopes))
 		for i := range scopes {
 			for range 40 {
@@ -106,10 +107,10 @@ func TestConcurrentIndex(t *testing.T) {
 // Close drops every index, and the garbage collector then reclaims them
 // (the builder goroutines hold no reference once they see it).
 func TestMemoryReleased(t *testing.T) {
-	e := testengine.Open(t, "memory")
+	e := storage.NewMemoryEngine()
 	s := NewWithOptions(e, Options{ExactBelow: -1})
 	mustRegister(t, s, "rel", 8, Cosine)
-	scopes := []storage.TenantScope{testengine.Scope(t), testengine.Scope(t)}
+	scopes := []storage.TenantScope{storagetest.TenantScope(t), storagetest.TenantScope(t)}
 	var refs []weak.Pointer[matrix]
 	for _, scope := range scopes {
 		vecs, _ := clusteredVectors(500, 8, 3)
@@ -175,9 +176,10 @@ func TestMemoryReleased(t *testing.T) {
 // TestClosedStore: after Close every call fails with storage.ErrClosed,
 // and Close may be called again.
 func TestClosedStore(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		calls := storeCalls(s, scope)
 		for _, do := range calls {
 			_ = do()

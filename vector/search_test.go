@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 	"telha.dev/core/storage"
-	"telha.dev/vector/internal/testengine"
+	"telha.dev/core/storage/storagetest"
 )
 
 // written is one write of the reference model of the property test.
@@ -60,7 +60,8 @@ const propertyDim = 3
 // Each check uses a fresh tenant on one shared engine, so it also checks
 // that tenants never see each other's rows.
 func TestSearchMatchesBruteForce(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		models := make([]Model, len(propertyModels))
 		for i, pm := range propertyModels {
@@ -83,7 +84,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			}
 		})
 		rapid.Check(t, func(rt *rapid.T) {
-			scope := testengine.Scope(t)
+			scope := storagetest.TenantScope(t)
 			nodes := make([]uuid.UUID, rapid.IntRange(0, 12).Draw(rt, "nodes"))
 			for i := range nodes {
 				nodes[i] = uuid.New()
@@ -172,10 +173,11 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 // TestConcurrentPutSearch runs writers and searchers at once (run with
 // -race): every search sees a consistent prefix of each writer's vectors.
 func TestConcurrentPutSearch(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "race", 2, L2)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		const writers, perWriter = 4, 50
 		var wg sync.WaitGroup
 		errs := make(chan error, writers*2)

@@ -164,6 +164,9 @@ func (s *Store) WriteDurable(b *storage.Batch) error {
 }
 
 func (s *Store) write(b *storage.Batch, durable bool) error {
+	// The rows are read before the engine sees the batch, and b must not
+	// change until Write returns, as with Engine.Write.
+	rows := vectorRows(b)
 	var err error
 	if durable {
 		err = s.eng.WriteDurable(b)
@@ -171,10 +174,10 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 		err = s.eng.Write(b)
 	}
 	if err != nil {
-		s.mem.failedBatch(b)
+		s.mem.failedBatch(rows)
 		return err
 	}
-	s.mem.applyBatch(s.eng, b)
+	s.mem.applyBatch(s.eng, rows)
 	return nil
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
-	"telha.dev/vector/internal/testengine"
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestRowCacheAfterWipe: a wipe starts the tenant's row ids again from 0.
@@ -15,9 +15,10 @@ import (
 // must answer with the new nodes; a snapshot taken before the wipe keeps
 // answering with the old ones; another tenant's cache is untouched.
 func TestRowCacheAfterWipe(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{})
-		scope, other := testengine.Scope(t), testengine.Scope(t)
+		scope, other := storagetest.TenantScope(t), storagetest.TenantScope(t)
 		fill := func(scope storage.TenantScope) []uuid.UUID {
 			ids := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
 			for _, id := range ids {
