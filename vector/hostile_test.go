@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/system/models"
 	"telha.dev/core/storage/storagetest"
+	"telha.dev/core/storage/system/models"
 )
 
 // storeCalls is every public call of a Store, each reduced to its error.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 

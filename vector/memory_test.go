@@ -11,6 +11,7 @@ import (
 	"weak"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
 )

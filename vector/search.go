@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/models"
 )

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/models"
 )

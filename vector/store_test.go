@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/system/models"
 	"telha.dev/core/storage/storagetest"
+	"telha.dev/core/storage/system/models"
 )
 
 func mustRegister(t testing.TB, s *Store, name string, dim int, m Metric) Model {

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal"
 	"telha.dev/core/storage/storagetest"
+	"telha.dev/temporal"
 )
 
 // TestIndexHostileInput: an index without an engine, a nil reader, and a

@@ -8,9 +8,10 @@ import (
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
-	"telha.dev/temporal"
 	"telha.dev/core/storage/storagetest"
+	"telha.dev/temporal"
 )
 
 // open returns a temporal store with an index registered on it.

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 

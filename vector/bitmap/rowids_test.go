@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
-	"telha.dev/temporal"
 	"telha.dev/core/storage/storagetest"
+	"telha.dev/temporal"
 )
 
 // TestRowCacheAfterWipe: a wipe starts the tenant's row ids again from 0.
