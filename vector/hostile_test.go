@@ -3,6 +3,7 @@ package vector
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -116,12 +117,12 @@ func TestStageRefusesForgedModels(t *testing.T) {
 	}
 }
 
-// TestHostileVectors: extreme but finite components, a huge K and a huge
-// filter are answered; stored vectors never decode differently.
+// TestHostileVectors: extreme but finite components (where float32
+// arithmetic overflows), a huge K and a huge filter are answered, by every
+// method alike; stored vectors never decode differently.
 func TestHostileVectors(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
-		e := env.Engine
-		s := New(e)
+		s := NewWithOptions(env.Engine, Options{ExactBelow: -1})
 		mustRegister(t, s, "m", 3, L2)
 		mustRegister(t, s, "c", 3, Cosine)
 		scope := storagetest.TenantScope(t)
@@ -144,16 +145,50 @@ func TestHostileVectors(t *testing.T) {
 			}
 		}
 		for _, model := range []string{"m", "c"} {
-			hits, err := s.Search(scope, Query{Model: model, Vector: extreme[0], K: math.MaxInt, At: Latest,
-				Filter: &Filter{IDs: append(append([]uuid.UUID{}, ids...), make([]uuid.UUID, 10000)...)}})
-			if err != nil || len(hits) != len(extreme) {
-				t.Fatalf("search %s: %d hits, %v", model, len(hits), err)
+			if err := s.Warm(scope, model); err != nil {
+				t.Fatal(err)
 			}
-			for _, h := range hits {
-				if math.IsNaN(h.Distance) {
-					t.Fatalf("search %s: NaN distance for %s", model, h.Node)
+			for _, k := range []int{1, 2, math.MaxInt} {
+				var answers [][]Hit
+				for _, method := range []Method{FromStore, Exact, Approximate} {
+					hits, err := s.Search(scope, Query{Model: model, Vector: extreme[0], K: k, At: Latest, Method: method,
+						Filter: &Filter{IDs: append(append([]uuid.UUID{}, ids...), make([]uuid.UUID, 10000)...)}})
+					if err != nil || len(hits) != min(k, len(extreme)) {
+						t.Fatalf("search %s k=%d by %s: %d hits, %v", model, k, methodName(method), len(hits), err)
+					}
+					for _, h := range hits {
+						if math.IsNaN(h.Distance) {
+							t.Fatalf("search %s by %s: NaN distance for %s", model, methodName(method), h.Node)
+						}
+					}
+					answers = append(answers, hits)
+				}
+				if !slices.Equal(answers[1], answers[0]) || !slices.Equal(answers[2], answers[0]) {
+					t.Fatalf("search %s k=%d: store %v, exact %v, approximate %v", model, k, answers[0], answers[1], answers[2])
 				}
 			}
 		}
 	})
+}
+
+// TestHostileQueries: a NaN or infinite query component, and a method that
+// does not exist, are refused with a typed error by every method.
+func TestHostileQueries(t *testing.T) {
+	s := New(storage.NewMemoryEngine())
+	mustRegister(t, s, "q", 2, L2)
+	scope := storagetest.TenantScope(t)
+	if err := s.Put(scope, uuid.New(), "q", 1, 10, []float32{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []Method{Exact, Approximate, FromStore} {
+		for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			_, err := s.Search(scope, Query{Model: "q", Vector: []float32{1, float32(x)}, K: 1, At: Latest, Method: method})
+			if !errors.Is(err, ErrInvalidVector) {
+				t.Errorf("%s search with a component %v: %v, want ErrInvalidVector", methodName(method), x, err)
+			}
+		}
+	}
+	if _, err := s.Search(scope, Query{Model: "q", Vector: []float32{1, 2}, K: 1, At: Latest, Method: FromStore + 1}); !errors.Is(err, ErrInvalidQuery) {
+		t.Errorf("search by an unknown method: %v, want ErrInvalidQuery", err)
+	}
 }
