@@ -346,3 +346,36 @@ func TestRegistryThroughStore(t *testing.T) {
 
 // zeroScope is the zero TenantScope, which is not a scope.
 var zeroScope storage.TenantScope
+
+// TestStagedUnderOutdatedDefinition: Stage trusts the caller's model, so a
+// caller holding an outdated definition stores a row of another dimension.
+// That row becomes its node's latest version, which searches at the
+// registered dimension pass over: by every method alike.
+func TestStagedUnderOutdatedDefinition(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		s := New(env.Engine)
+		m := mustRegister(t, s, "m", 2, L2)
+		scope := storagetest.TenantScope(t)
+		kept, shadowed := uuid.New(), uuid.New()
+		for _, id := range []uuid.UUID{kept, shadowed} {
+			if err := s.Put(scope, id, "m", 1, 10, []float32{1, 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		outdated := m
+		outdated.Dimension = 3
+		var b storage.Batch
+		if err := s.Stage(&b, scope, outdated, shadowed, 2, 20, []float32{1, 1, 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, method := range []Method{FromStore, Exact, Approximate} {
+			hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{0, 0}, K: 5, At: Latest, Method: method})
+			if err != nil || len(hits) != 1 || hits[0].Node != kept {
+				t.Errorf("%s search: %v, %v; want only %s", methodName(method), hits, err, kept)
+			}
+		}
+	})
+}
