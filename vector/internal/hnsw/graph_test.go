@@ -70,12 +70,12 @@ func overlap(got, want []Result) int {
 	return n
 }
 
-// TestRecall measures recall@10 against brute force on 2,000 random
+// TestRecall measures recall@10 against brute force on 1,500 random
 // points of 24 dimensions, unfiltered and with filters of 10% and 3%: at
 // ef = 64 it must reach 0.95. Every filtered answer must hold allowed
 // nodes only, nearest first, with the distances the space gives.
 func TestRecall(t *testing.T) {
-	const n, dim, k, queries = 2000, 24, 10, 100
+	const n, dim, k, queries = 1500, 24, 10, 60
 	p := randomPoints(n, dim, 1)
 	g := build(t, p, Config{Seed: 7})
 	qs := randomPoints(queries, dim, 2)
@@ -168,7 +168,7 @@ func TestDeterministic(t *testing.T) {
 // only, nearest first; it may return fewer than k (the caller then scans
 // the allowed nodes exactly), never a rejected node.
 func TestFilterFarFromEntry(t *testing.T) {
-	p := randomPoints(2000, 8, 4)
+	p := randomPoints(1000, 8, 4)
 	g := build(t, p, Config{M: 8, Seed: 5})
 	corner := func(id uint32) bool { return p[id][0] > 0.9 && p[id][1] > 0.9 }
 	q := []float32{1, 1, 0, 0, 0, 0, 0, 0}
