@@ -19,10 +19,10 @@ import (
 // time: a search waits at most about this long behind it.
 const builderStep = 2 * time.Millisecond
 
-// startGraph gives mx an empty graph under metric and starts its builder.
-// Must hold ix.mu for writing.
-func (ix *index) startGraph(mx *matrix, metric Metric) {
-	mx.ann = &ann{metric: metric, graph: hnsw.New(ix.opts.graph())}
+// startGraph gives mx an empty graph of shape cfg under metric and starts
+// its builder. Must hold ix.mu for writing.
+func (ix *index) startGraph(mx *matrix, metric Metric, cfg hnsw.Config) {
+	mx.ann = &ann{metric: metric, cfg: cfg, graph: hnsw.New(cfg)}
 	ix.grew(mx)
 }
 

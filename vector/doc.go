@@ -20,28 +20,28 @@
 //
 // # The in-memory index
 //
-// A Store keeps, per (tenant, model) that has been searched, the head of
-// every node (its version as of Latest) and the live heads' vectors in one
-// contiguous float32 matrix. A query reads "now" when its time is at or
-// after the valid start and the tx start of every node's head in its
-// tenant and model (Latest always does); then every node's visible
-// version is its head, and the matrix answers it. Any other time is read
-// from the store.
+// The Stores over one engine share, per (tenant, model) that has been
+// searched, the head of every node (its version as of Latest) and the
+// live heads' vectors in one contiguous float32 matrix. A query reads
+// "now" when its time is at or after the valid start and the tx start of
+// every node's head in its tenant and model (Latest always does); then
+// every node's visible version is its head, and the matrix answers it.
+// Any other time is read from the store.
 //
 // Loading is lazy, per tenant and model: the first search (or Warm) scans
 // the tenant's vectors family once. Opening a Store reads nothing, which
 // keeps the start of a multi-tenant deployment independent of its size,
 // and keeps tenants that are never searched out of memory. After that the
-// index follows every write made through the Store: Put, Delete, Write and
-// WriteDurable apply their rows once the engine has them (a row later
-// than the node's head becomes the head; a row at the head's own key or a
-// deleted row is settled by reading the node back, so concurrent writers
-// agree with the engine's order). Rows added by Stage are also recorded
-// until the Store sees them written, so that a batch written straight to
-// the engine is noticed by the next search. storage.WipeTenant drops the
+// index follows every write made through a Store over the engine: Put,
+// Delete, Write and WriteDurable apply their rows once the engine has
+// them (a row later than the node's head becomes the head; a row at the
+// head's own key or a deleted row is settled by reading the node back, so
+// concurrent writers agree with the engine's order). Rows added by Stage
+// are also recorded until a Store sees them written, so that a batch
+// written straight to the engine is noticed by the next search. storage.WipeTenant drops the
 // tenant's indexes (storage.OnWipe); a failed write drops the indexes it
-// touched; Close drops them all. A dropped index is loaded again when next
-// searched.
+// touched; the Close of the last Store over the engine drops them all. A
+// dropped index is loaded again when next searched.
 //
 // The exact search of the matrix returns what the store path returns, bit
 // for bit: the same nodes, order and distances. It measures each row with

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/vector/internal/hnsw"
 )
 
 // index is the in-memory "now" of one tenant's vectors under one model:
@@ -26,8 +27,7 @@ import (
 // mu guards everything below it. Searches hold it for reading; loading,
 // applying writes and inserting into the graph hold it for writing.
 type index struct {
-	key  indexKey
-	opts *Options
+	key indexKey
 
 	mu      sync.RWMutex
 	loaded  bool
@@ -43,9 +43,7 @@ type indexKey struct {
 	model storage.ModelID
 }
 
-func newIndex(key indexKey, opts *Options) *index {
-	return &index{key: key, opts: opts}
-}
+func newIndex(key indexKey) *index { return &index{key: key} }
 
 // reset empties the index; it is loaded again on its next use.
 func (ix *index) reset() {
@@ -156,7 +154,7 @@ func (ix *index) compact(mx *matrix) {
 	out := mx.compacted()
 	ix.mats[mx.dim] = out
 	if mx.ann != nil {
-		ix.startGraph(out, mx.ann.metric)
+		ix.startGraph(out, mx.ann.metric, mx.ann.cfg)
 	}
 }
 
@@ -206,10 +204,11 @@ func (ix *index) reread(r storage.Reader, node uuid.UUID) error {
 }
 
 // search answers q from the index, which the caller holds for reading,
-// and reports false if the index does not read as of q.At. An approximate
-// search of a matrix without a graph under q's metric is answered exactly
-// and returns the matrix, whose graph the caller should start.
-func (ix *index) search(m Model, q Query) (hits []Hit, ok bool, graphless *matrix) {
+// with the search options of opts, and reports false if the index does not
+// read as of q.At. An approximate search of a matrix without a graph under
+// q's metric is answered exactly and returns the matrix, whose graph the
+// caller should start.
+func (ix *index) search(m Model, q Query, opts *Options) (hits []Hit, ok bool, graphless *matrix) {
 	if !ix.serves(q.At) {
 		return nil, false, nil
 	}
@@ -224,13 +223,13 @@ func (ix *index) search(m Model, q Query) (hits []Hit, ok bool, graphless *matri
 	}
 	p := newProbe(m.Metric, q.Vector)
 	switch {
-	case q.Method != Approximate || (ix.opts.ExactBelow > 0 && allowed < ix.opts.ExactBelow):
+	case q.Method != Approximate || (opts.ExactBelow > 0 && allowed < opts.ExactBelow):
 		mx.exact(&p, &k, set, 0)
 	case mx.ann == nil || mx.ann.metric != m.Metric:
 		mx.exact(&p, &k, set, 0)
 		graphless = mx
 	default:
-		mx.approximate(&p, &k, set, max(ix.opts.EfSearch, q.K))
+		mx.approximate(&p, &k, set, max(opts.EfSearch, q.K))
 	}
 	return k.result(), true, graphless
 }
@@ -249,15 +248,15 @@ func (ix *index) filter(mx *matrix, ids []uuid.UUID) (bitset, int) {
 	return set, n
 }
 
-// wantGraph gives mx a graph under metric, if it is still a matrix of the
-// index and has none under that metric.
-func (ix *index) wantGraph(mx *matrix, metric Metric) {
+// wantGraph gives mx a graph of shape cfg under metric, if it is still a
+// matrix of the index and has none under that metric.
+func (ix *index) wantGraph(mx *matrix, metric Metric, cfg hnsw.Config) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.dropped || !ix.loaded || ix.mats[mx.dim] != mx {
 		return
 	}
 	if mx.ann == nil || mx.ann.metric != metric {
-		ix.startGraph(mx, metric)
+		ix.startGraph(mx, metric, cfg)
 	}
 }

@@ -53,16 +53,17 @@ func (w world) visible(scope storage.TenantScope, model string, at AsOf) map[uui
 	return out
 }
 
-// indexMachine drives a Store through random writes, deletes, staged
-// batches (written through the Store, straight to the engine, or never),
-// row erasures, tenant wipes, metric redefinitions and reopenings, on
-// tenants that share node ids, and checks after every step that every way
-// of searching agrees with the reference model.
+// indexMachine drives two Stores over one engine through random writes,
+// deletes, staged batches (written through either Store, straight to the
+// engine, or never), row erasures, tenant wipes, metric redefinitions and
+// reopenings, on tenants that share node ids, and checks after every step
+// that every way of searching, through either Store, agrees with the
+// reference model.
 type indexMachine struct {
 	tb      testing.TB
 	eng     storage.Engine
 	opts    Options
-	store   *Store
+	stores  [2]*Store
 	scopes  []storage.TenantScope
 	nodes   []uuid.UUID
 	models  []string
@@ -96,7 +97,7 @@ func newIndexMachine(t *rapid.T, tb testing.TB, e storage.Engine) *indexMachine 
 		nextTx:  100,
 		world:   world{},
 	}
-	m.store = NewWithOptions(m.eng, m.opts)
+	m.open()
 	for range 3 {
 		m.scopes = append(m.scopes, storagetest.TenantScope(tb))
 	}
@@ -105,7 +106,7 @@ func newIndexMachine(t *rapid.T, tb testing.TB, e storage.Engine) *indexMachine 
 	}
 	for i, metric := range []Metric{Cosine, Dot, L2} {
 		name := fmt.Sprintf("sm-%s-%s", metric, uuid.NewString())
-		if _, err := m.store.RegisterModel(name, machineDim, metric, 0); err != nil {
+		if _, err := m.stores[0].RegisterModel(name, machineDim, metric, 0); err != nil {
 			t.Fatal(err)
 		}
 		m.models = append(m.models, name)
@@ -128,6 +129,18 @@ var smallVector = rapid.Custom(func(t *rapid.T) []float32 {
 	}
 })
 
+// open opens the two Stores.
+func (m *indexMachine) open() {
+	for i := range m.stores {
+		m.stores[i] = NewWithOptions(m.eng, m.opts)
+	}
+}
+
+// store draws one of the two Stores.
+func (m *indexMachine) store(t *rapid.T) *Store {
+	return m.stores[rapid.IntRange(0, len(m.stores)-1).Draw(t, "store")]
+}
+
 func (m *indexMachine) draw(t *rapid.T) (storage.TenantScope, string, uuid.UUID, version) {
 	scope := rapid.SampledFrom(m.scopes).Draw(t, "scope")
 	model := rapid.SampledFrom(m.models).Draw(t, "model")
@@ -142,7 +155,7 @@ func (m *indexMachine) draw(t *rapid.T) (storage.TenantScope, string, uuid.UUID,
 func (m *indexMachine) Put(t *rapid.T) {
 	scope, model, node, ver := m.draw(t)
 	v := smallVector.Draw(t, "v")
-	if err := m.store.Put(scope, node, model, ver.valid, ver.tx, v); err != nil {
+	if err := m.store(t).Put(scope, node, model, ver.valid, ver.tx, v); err != nil {
 		t.Fatal(err)
 	}
 	m.world.put(scope, model, node, ver, v)
@@ -150,7 +163,7 @@ func (m *indexMachine) Put(t *rapid.T) {
 
 func (m *indexMachine) Delete(t *rapid.T) {
 	scope, model, node, ver := m.draw(t)
-	if err := m.store.Delete(scope, node, model, ver.valid, ver.tx); err != nil {
+	if err := m.store(t).Delete(scope, node, model, ver.valid, ver.tx); err != nil {
 		t.Fatal(err)
 	}
 	m.world.put(scope, model, node, ver, nil)
@@ -162,11 +175,11 @@ func (m *indexMachine) Stage(t *rapid.T) {
 	for range rapid.IntRange(1, 4).Draw(t, "rows") {
 		scope, model, node, ver := m.draw(t)
 		v := smallVector.Draw(t, "v")
-		mod, err := m.store.ModelAsOf(model, ver.tx)
+		mod, err := m.store(t).ModelAsOf(model, ver.tx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.store.Stage(&sb.b, scope, mod, node, ver.valid, ver.tx, v); err != nil {
+		if err := m.store(t).Stage(&sb.b, scope, mod, node, ver.valid, ver.tx, v); err != nil {
 			t.Fatal(err)
 		}
 		sb.rows = append(sb.rows, stagedWrite{scope, model, node, ver, v})
@@ -184,9 +197,9 @@ func (m *indexMachine) WriteStaged(t *rapid.T) {
 	var err error
 	switch how := rapid.IntRange(0, 3).Draw(t, "how"); how {
 	case 0:
-		err = m.store.Write(&sb.b)
+		err = m.store(t).Write(&sb.b)
 	case 1:
-		err = m.store.WriteDurable(&sb.b)
+		err = m.store(t).WriteDurable(&sb.b)
 	case 2:
 		err = m.eng.Write(&sb.b) // behind the Store's back
 	default:
@@ -206,7 +219,7 @@ func (m *indexMachine) EraseRow(t *rapid.T) {
 	scope, model, node, ver := m.draw(t)
 	var b storage.Batch
 	b.Delete(storage.VectorKey(scope, node, storage.ModelIDOf(model), ver.valid, ver.tx))
-	if err := m.store.Write(&b); err != nil {
+	if err := m.store(t).Write(&b); err != nil {
 		t.Fatal(err)
 	}
 	if rows := m.world[scope][model][node]; rows != nil {
@@ -227,25 +240,27 @@ func (m *indexMachine) Wipe(t *rapid.T) {
 func (m *indexMachine) Redefine(t *rapid.T) {
 	model := rapid.SampledFrom(m.models).Draw(t, "model")
 	metric := rapid.SampledFrom([]Metric{Cosine, Dot, L2}).Draw(t, "metric")
-	if _, err := m.store.RedefineModel(model, machineDim, metric, m.nextTx); err != nil {
+	if _, err := m.store(t).RedefineModel(model, machineDim, metric, m.nextTx); err != nil {
 		t.Fatal(err)
 	}
 	m.nextTx++
 	m.metrics[model] = append(m.metrics[model], metric)
 }
 
-// Reopen closes the Store and opens a new one over the same engine, whose
-// index must load what the old one held (TestIndexAfterRestart restarts
-// the engine too); the batches staged on the old Store are dropped
-// unwritten.
+// Reopen closes both Stores, which frees their indexes, and opens two new
+// ones over the same engine, whose indexes must load what the old ones
+// held (TestIndexAfterRestart restarts the engine too); the batches staged
+// on the old Stores are dropped unwritten.
 func (m *indexMachine) Reopen(t *rapid.T) {
-	if err := m.store.Close(); err != nil {
-		t.Fatal(err)
+	for _, s := range m.stores {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Search(m.scopes[0], Query{Model: m.models[0], Vector: []float32{1, 0, 0}, K: 1, At: Latest}); !errors.Is(err, storage.ErrClosed) {
+			t.Fatalf("search on a closed Store: %v", err)
+		}
 	}
-	if _, err := m.store.Search(m.scopes[0], Query{Model: m.models[0], Vector: []float32{1, 0, 0}, K: 1, At: Latest}); !errors.Is(err, storage.ErrClosed) {
-		t.Fatalf("search on a closed Store: %v", err)
-	}
-	m.store = NewWithOptions(m.eng, m.opts)
+	m.open()
 	m.pending = nil
 }
 
@@ -306,7 +321,7 @@ func (m *indexMachine) check(t *rapid.T, scope storage.TenantScope, q Query) {
 	want = want[:min(q.K, len(want))]
 	for _, method := range []Method{Exact, FromStore, Approximate} {
 		q.Method = method
-		got, err := m.store.Search(scope, q)
+		got, err := m.store(t).Search(scope, q)
 		if err != nil {
 			t.Fatalf("%s: %v", methodName(method), err)
 		}
@@ -340,7 +355,11 @@ func TestIndexMatchesStore(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		rapid.Check(t, func(rt *rapid.T) {
 			m := newIndexMachine(rt, t, env.Engine)
-			defer m.store.Close()
+			defer func() {
+				for _, s := range m.stores {
+					_ = s.Close()
+				}
+			}()
 			rt.Repeat(rapid.StateMachineActions(m))
 		})
 	})

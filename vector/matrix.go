@@ -44,6 +44,7 @@ func (v version) after(o version) bool {
 // exactly until the builder has inserted them.
 type ann struct {
 	metric   Metric
+	cfg      hnsw.Config
 	graph    *hnsw.Graph
 	building bool // a builder goroutine is running
 }

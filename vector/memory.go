@@ -12,14 +12,16 @@ import (
 	"telha.dev/core/storage"
 )
 
-// memory is a Store's in-memory side: an index per (tenant, model) that
-// has been searched, and the rows Stage added to batches that the Store
-// has not yet seen written.
+// memory is the in-memory side of the Stores over one engine (see
+// attach): an index per (tenant, model) that has been searched, and the
+// rows Stage added to batches that no Store has yet seen written.
 //
 // Lock order: memory.mu is innermost. Code may take it while holding an
 // index's mu, never the reverse.
 type memory struct {
-	opts Options
+	eng    storage.Engine
+	refs   int    // Stores attached; guarded by shared.mu
+	cancel func() // ends the wipe registration
 
 	mu      sync.Mutex
 	closed  atomic.Bool // set under mu
@@ -58,12 +60,14 @@ type stagedRow struct {
 // settle them.
 const minSettle = 1024
 
-func newMemory(opts Options) *memory {
-	return &memory{
-		opts:    opts.withDefaults(),
+func newMemory(eng storage.Engine) *memory {
+	mem := &memory{
+		eng:     eng,
 		indexes: make(map[indexKey]*index),
 		staged:  make(map[indexKey]*pending),
 	}
+	mem.cancel = storage.OnWipe(eng, mem, (*memory).forget)
+	return mem
 }
 
 // lookup returns the index of key, made (unloaded) if there is none.
@@ -75,7 +79,7 @@ func (mem *memory) lookup(key indexKey) (*index, error) {
 	}
 	ix := mem.indexes[key]
 	if ix == nil {
-		ix = newIndex(key, &mem.opts)
+		ix = newIndex(key)
 		mem.indexes[key] = ix
 	}
 	return ix, nil
@@ -344,9 +348,10 @@ func (mem *memory) forget(scope storage.TenantScope) {
 	mem.dropAll(gone)
 }
 
-// close drops every index and staged row; later calls fail with
-// storage.ErrClosed.
+// close drops every index and staged row and ends the wipe registration;
+// later calls fail with storage.ErrClosed.
 func (mem *memory) close() {
+	mem.cancel()
 	mem.mu.Lock()
 	mem.closed.Store(true)
 	gone := make([]*index, 0, len(mem.indexes))
@@ -367,14 +372,15 @@ func (mem *memory) dropAll(gone []*index) {
 	}
 }
 
-// MemoryStats describes what a Store's in-memory indexes hold.
+// MemoryStats describes what the in-memory indexes of an engine hold.
 type MemoryStats struct {
 	Indexes int   // loaded (tenant, model) indexes
 	Vectors int   // current vectors in them
 	Bytes   int64 // memory of their matrices, graphs and tombstones
 }
 
-// MemoryStats returns what the Store's in-memory indexes hold now.
+// MemoryStats returns what the in-memory indexes of the Store's engine,
+// which the Stores over it share, hold now.
 func (s *Store) MemoryStats() MemoryStats {
 	var st MemoryStats
 	if s.mem == nil {

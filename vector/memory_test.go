@@ -197,3 +197,60 @@ func TestClosedStore(t *testing.T) {
 		}
 	})
 }
+
+// registered reports whether the shared registry holds a memory for e.
+func registered(e storage.Engine) bool {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	return shared.byEngine[e] != nil
+}
+
+// TestStoresShareIndexes: Stores over one engine share their indexes, so
+// a write through one is found by a search through another; the indexes
+// live until the last Store is closed, or dropped and collected.
+func TestStoresShareIndexes(t *testing.T) {
+	e := storage.NewMemoryEngine()
+	a, b := New(e), New(e)
+	mustRegister(t, a, "share", 2, L2)
+	scope := storagetest.TenantScope(t)
+	search := func(s *Store) []Hit {
+		t.Helper()
+		hits, err := s.Search(scope, Query{Model: "share", Vector: []float32{0, 0}, K: 10, At: Latest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	if hits := search(b); len(hits) != 0 { // loads the index
+		t.Fatalf("empty tenant: %v", hits)
+	}
+	id := uuid.New()
+	if err := a.Put(scope, id, "share", 1, 10, []float32{1, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if hits := search(b); len(hits) != 1 || hits[0].Node != id {
+		t.Fatalf("search through b after a put through a: %v", hits)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !registered(e) || len(search(b)) != 1 {
+		t.Fatal("closing a freed the indexes b still uses")
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if registered(e) {
+		t.Fatal("the indexes outlived the last Store")
+	}
+
+	func() { New(e) }() // dropped without Close
+	deadline := time.Now().Add(10 * time.Second)
+	for registered(e) && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if registered(e) {
+		t.Fatal("a Store dropped without Close keeps the indexes registered")
+	}
+}

@@ -3,7 +3,9 @@ package vector
 import "telha.dev/vector/internal/hnsw"
 
 // Options tune a Store's in-memory search. The zero value of a field takes
-// its default.
+// its default. M and EfConstruction shape the graphs the Store starts; the
+// Stores over one engine share their indexes, and a graph keeps the shape
+// it was started with.
 type Options struct {
 	// M is the number of links a node of the approximate graph keeps per
 	// level (2M on the lowest). More raises recall and memory (about 12

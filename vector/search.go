@@ -134,10 +134,10 @@ func (s *Store) searchMemory(scope storage.TenantScope, m Model, q Query) ([]Hit
 	if err != nil {
 		return nil, false, err
 	}
-	hits, ok, graphless := ix.search(m, q)
+	hits, ok, graphless := ix.search(m, q, &s.opts)
 	ix.mu.RUnlock()
 	if graphless != nil {
-		ix.wantGraph(graphless, m.Metric)
+		ix.wantGraph(graphless, m.Metric, s.opts.graph())
 	}
 	return hits, ok, nil
 }

@@ -3,6 +3,8 @@ package vector
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -14,15 +16,18 @@ import (
 // indexes that answer searches of "now" (see the package documentation).
 // It is safe for concurrent use whenever the engine is.
 //
-// The indexes hear of every write made through the Store (Put, Delete,
-// Write, WriteDurable, and batches of Stage however they are written) and
-// of every storage.WipeTenant on the same engine value. A vectors row
+// The indexes hear of every write made through a Store over the same
+// engine value (Put, Delete, Write, WriteDurable, and batches of Stage
+// however they are written): the Stores over one engine share them. They
+// hear of every storage.WipeTenant on that engine value too. A vectors row
 // written to the engine any other way is not seen by a search of "now"
-// until the Store is opened again.
+// until every Store over the engine has been closed and one opened again.
 type Store struct {
 	eng    storage.Engine
+	opts   Options
 	mem    *memory
-	cancel func() // ends the wipe registration
+	closed atomic.Bool
+	detach runtime.Cleanup // detaches mem if the Store is dropped unclosed
 }
 
 // New returns a store over eng with default Options.
@@ -32,25 +37,21 @@ func New(eng storage.Engine) *Store { return NewWithOptions(eng, Options{}) }
 // a tenant and model is loaded by its first search of "now", and its
 // approximate graph built by its first approximate search (or by Warm).
 func NewWithOptions(eng storage.Engine, opts Options) *Store {
-	s := &Store{eng: eng, mem: newMemory(opts)}
-	s.cancel = storage.OnWipe(eng, s, (*Store).forget)
+	s := &Store{eng: eng, opts: opts.withDefaults(), mem: attach(eng)}
+	s.detach = runtime.AddCleanup(s, detach, s.mem)
 	return s
 }
 
-// forget drops the indexes of a wiped tenant.
-func (s *Store) forget(scope storage.TenantScope) { s.mem.forget(scope) }
-
-// Close frees the in-memory indexes and stops their builders. The engine
-// stays open. Later calls of the Store fail with storage.ErrClosed; Close
-// itself may be called again.
+// Close detaches the Store from the in-memory indexes, which are freed
+// with the last Store over the engine, and then stop their builders. The
+// engine stays open. Later calls of the Store fail with storage.ErrClosed;
+// Close itself may be called again.
 func (s *Store) Close() error {
-	if s.mem == nil {
+	if s.mem == nil || s.closed.Swap(true) {
 		return nil
 	}
-	s.mem.close()
-	if s.cancel != nil {
-		s.cancel()
-	}
+	s.detach.Stop()
+	detach(s.mem)
 	return nil
 }
 
@@ -59,7 +60,7 @@ func (s *Store) ready() error {
 	if s.eng == nil || s.mem == nil {
 		return ErrNoEngine
 	}
-	if s.mem.closed.Load() {
+	if s.closed.Load() {
 		return storage.ErrClosed
 	}
 	return nil
@@ -112,7 +113,8 @@ func (s *Store) Put(scope storage.TenantScope, node uuid.UUID, model string, val
 // indexes up to date at once. A batch written straight to the engine is
 // noticed too, but later: its rows stay pending until a search of their
 // tenant and model finds them stored (one point read each), and a batch
-// that is never written keeps its rows pending until the Store is closed.
+// that is never written keeps its rows pending until the last Store over
+// the engine is closed.
 func (s *Store) Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
 	if err := s.ready(); err != nil {
 		return fmt.Errorf("stage vector %s: %w", node, err)
@@ -279,7 +281,7 @@ func (s *Store) Warm(scope storage.TenantScope, model string) error {
 	if mx == nil {
 		return nil
 	}
-	ix.wantGraph(mx, m.Metric)
+	ix.wantGraph(mx, m.Metric, s.opts.graph())
 	ix.mu.RLock()
 	a := mx.ann
 	ix.mu.RUnlock()
