@@ -57,38 +57,49 @@ func TestNoEngine(t *testing.T) {
 	}
 }
 
-// TestClosedEngine: after Close every call fails with storage.ErrClosed;
-// calls racing with the Close may fail any way but must not panic.
-func TestClosedEngine(t *testing.T) {
-	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
-		e := env.Engine
-		s := New(e)
-		scope := storagetest.TenantScope(t)
-		calls := storeCalls(s, scope)
-		// Stage only fills a batch: the write reports the closed engine.
-		delete(calls, "Stage")
-		for _, do := range calls {
-			_ = do()
-		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for range 20 {
+// TestClosed: once the engine, or the Store, is closed, every call fails
+// with storage.ErrClosed; calls racing with the Close may fail any way but
+// must not panic; closing a Store twice is fine.
+func TestClosed(t *testing.T) {
+	for _, tc := range []struct {
+		what  string
+		close func(s *Store, e storage.Engine) error
+	}{
+		{"engine", func(_ *Store, e storage.Engine) error { return e.Close() }},
+		{"Store", func(s *Store, _ storage.Engine) error { return errors.Join(s.Close(), s.Close()) }},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+				s := New(env.Engine)
+				calls := storeCalls(s, storagetest.TenantScope(t))
+				if tc.what == "engine" {
+					// Stage only fills a batch: the write reports the closed engine.
+					delete(calls, "Stage")
+				}
 				for _, do := range calls {
 					_ = do()
 				}
-			}
-		}()
-		if err := e.Close(); err != nil {
-			t.Fatal(err)
-		}
-		<-done
-		for call, do := range calls {
-			if err := do(); !errors.Is(err, storage.ErrClosed) {
-				t.Errorf("%s on a closed engine: %v, want ErrClosed", call, err)
-			}
-		}
-	})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for range 20 {
+						for _, do := range calls {
+							_ = do()
+						}
+					}
+				}()
+				if err := tc.close(s, env.Engine); err != nil {
+					t.Fatal(err)
+				}
+				<-done
+				for call, do := range calls {
+					if err := do(); !errors.Is(err, storage.ErrClosed) {
+						t.Errorf("%s on a closed %s: %v, want ErrClosed", call, tc.what, err)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestStageRefusesForgedModels: Stage takes its model from the caller; a

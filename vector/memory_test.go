@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -172,30 +171,6 @@ func TestMemoryReleased(t *testing.T) {
 	if !collected(refs[1]) {
 		t.Fatal("a matrix was not collected after Close")
 	}
-}
-
-// TestClosedStore: after Close every call fails with storage.ErrClosed,
-// and Close may be called again.
-func TestClosedStore(t *testing.T) {
-	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
-		e := env.Engine
-		s := New(e)
-		scope := storagetest.TenantScope(t)
-		calls := storeCalls(s, scope)
-		for _, do := range calls {
-			_ = do()
-		}
-		for range 2 {
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for call, do := range calls {
-			if err := do(); !errors.Is(err, storage.ErrClosed) {
-				t.Errorf("%s on a closed Store: %v, want ErrClosed", call, err)
-			}
-		}
-	})
 }
 
 // registered reports whether the shared registry holds a memory for e.
