@@ -4,8 +4,9 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
 GO ?= go
-# Workspace modules, in dependency order.
-MODULES := core analyzers temporal graph vector jobs cmd
+# Workspace modules, in dependency order. core/storage/etcd is a module of
+# its own, so that the etcd server's dependencies stay out of telha.dev/core.
+MODULES := core core/storage/etcd analyzers temporal graph vector jobs cmd
 PACKAGES := $(foreach m,$(MODULES),telha.dev/$(m)/...)
 BIN := $(CURDIR)/bin
 TELHAVET := $(BIN)/telhavet
@@ -19,10 +20,12 @@ RAPID_CHECKS ?= 17000
 BENCHCOUNT ?= 6
 # The demo's store.
 DATA ?= ./telha-data
+# The directory of `make run-cluster`'s etcd cluster.
+CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test unit properties gate build telhavet run bench bench-telhavet fuzz lint golangci docs clean
+.PHONY: deps test unit properties gate build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -70,13 +73,37 @@ telhavet: deps
 run: gate build
 	$(BIN)/telha demo -data $(DATA)
 
+## run-cluster: `telha cluster` (three etcd members on loopback, in
+## CLUSTER_DATA), the telha demo against it, then the cluster stopped with
+## SIGTERM, also when the demo fails.
+run-cluster: build
+	@out=$$(mktemp); \
+	$(BIN)/telha cluster -data $(CLUSTER_DATA) > $$out & pid=$$!; \
+	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; rm -f $$out' EXIT; \
+	for i in $$(seq 1200); do \
+	  grep -q '^endpoints ' $$out && break; \
+	  kill -0 $$pid 2>/dev/null || { echo 'run-cluster: telha cluster exited before it served' >&2; exit 1; }; \
+	  sleep 0.1; \
+	done; \
+	endpoints=$$(sed -n 's/^endpoints //p' $$out); \
+	if [ -z "$$endpoints" ]; then echo 'run-cluster: telha cluster did not serve within 2 minutes' >&2; exit 1; fi; \
+	echo "telha cluster: endpoints $$endpoints"; \
+	$(BIN)/telha demo -etcd $$endpoints
+
 ## bench: every benchmark, BENCHCOUNT times, for benchstat.
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $(PACKAGES)
 
-## bench-telhavet: telhavet's wall time against go vet on the workspace.
+## bench-telhavet: the cost of the Telha rules over a go vet run, and the
+## gate (telhavet ./...) cold and warm against go vet -vettool, on the workspace.
 bench-telhavet: telhavet
 	cmd/telhavet/bench.sh 3 $(TELHAVET)
+
+## bench-scale: the gate, go vet -vettool and the custom golangci-lint on
+## synthetic workspaces of SCALE packages (tools/scalegen): time and memory.
+SCALE ?= 50 200 800
+bench-scale: telhavet $(GOLANGCI_LINT)
+	tools/scalegen/bench.sh $(TELHAVET) $(GOLANGCI_LINT) $(SCALE)
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz: deps
@@ -93,13 +120,13 @@ fuzz: deps
 ## proxy (tools/golangci, outside go.work). A cold build takes minutes.
 golangci: $(GOLANGCI_LINT)
 $(GOLANGCI_LINT): tools/golangci/main.go tools/golangci/go.mod tools/golangci/go.sum analyzers/go.mod analyzers/go.sum \
-		$(shell find analyzers -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*')
+		analyzers/authority/authority.conf $(shell find analyzers -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*')
 	cd tools/golangci && GOWORK=off $(GO) build -o $(GOLANGCI_LINT) .
 
-## lint: the custom golangci-lint on every module, and proof on the fixture
-## that the plugin reports every Telha rule.
-lint: $(GOLANGCI_LINT)
-	tools/golangci/lint.sh $(GOLANGCI_LINT)
+## lint: the custom golangci-lint on every module, and proof on the two
+## fixtures that the plugin reports exactly what telhavet reports.
+lint: $(GOLANGCI_LINT) telhavet
+	tools/golangci/lint.sh $(GOLANGCI_LINT) $(TELHAVET)
 
 ## docs: regenerate docs/key-layout.md from the code.
 docs:

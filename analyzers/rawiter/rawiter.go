@@ -1,86 +1,53 @@
 package rawiter
 
 import (
+	_ "embed"
 	"go/types"
 
-	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/inspect"
-	"golang.org/x/tools/go/ast/inspector"
-
-	"telha.dev/analyzers/internal/authority"
+	"telha.dev/analyzers/internal/native"
 	"telha.dev/analyzers/internal/refs"
+	"telha.dev/analyzers/internal/rule"
 )
 
-// DefaultBindings is the default list of raw engine binding packages.
-const DefaultBindings = "github.com/linxGnu/grocksdb"
+//go:embed doc.go
+var doc string
 
+// advice is what to use instead of a binding.
 const advice = "use the storage.Engine Scan API with a storage.ScanRange"
 
 // Analyzer reports raw engine bindings and iterators outside the key
 // authority.
-var Analyzer = &analysis.Analyzer{
-	Name:     "rawiter",
-	Doc:      Doc,
-	Requires: []*analysis.Analyzer{inspect.Analyzer},
-	Run:      run,
+var Analyzer = rule.New("rawiter", doc, run, runNative)
+
+// bindings matches the declarations of the binding packages.
+type bindings struct{ p *rule.Pass }
+
+func (b bindings) Match(obj types.Object) bool {
+	return obj.Pkg() != nil && b.p.Config.IsBinding(obj.Pkg().Path())
 }
 
-var (
-	tree     *authority.Paths
-	bindings = authority.Paths{DefaultBindings}
-)
-
-func init() {
-	tree = authority.TreeFlag(&Analyzer.Flags)
-	Analyzer.Flags.Var(&bindings, "bindings", "comma-separated import paths of the raw engine binding packages")
-}
-
-// rule matches the declarations of the binding packages.
-type rule struct {
-	bindings authority.Paths
-}
-
-func (r rule) Match(obj types.Object) bool {
-	return obj.Pkg() != nil && r.bindings.Contains(obj.Pkg().Path())
-}
-
-func (rule) Describe(types.Object) (what, instead string) {
+func (bindings) Describe(types.Object) (what, instead string) {
 	return "raw engine binding", advice
 }
 
-func run(pass *analysis.Pass) (any, error) {
-	if tree.Contains(pass.Pkg.Path()) || !reaches(pass.Pkg, bindings) {
-		return nil, nil
-	}
-	for _, file := range pass.Files {
+func run(p *rule.Pass) {
+	for _, file := range p.Files {
 		for _, imp := range file.Imports {
-			path := pass.TypesInfo.PkgNameOf(imp).Imported().Path()
-			if bindings.Contains(path) {
-				pass.ReportRangef(imp, "import of raw engine binding %q outside the key authority; %s", path, advice)
+			path := p.TypesInfo.PkgNameOf(imp).Imported().Path()
+			if p.Config.IsBinding(path) {
+				p.Reportf(imp, advice, "import of raw engine binding %q", path)
 			}
 		}
 	}
-	refs.Check(pass, pass.ResultOf[inspect.Analyzer].(*inspector.Inspector), rule{bindings: bindings})
-	return nil, nil
+	refs.Check(p, bindings{p})
 }
 
-// reaches reports whether pkg or a package it imports, directly or not, is
-// a binding package: otherwise no binding type can appear in pkg.
-func reaches(pkg *types.Package, bindings authority.Paths) bool {
-	seen := map[*types.Package]bool{pkg: true}
-	stack := []*types.Package{pkg}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if bindings.Contains(p.Path()) {
-			return true
-		}
-		for _, imp := range p.Imports() {
-			if !seen[imp] {
-				seen[imp] = true
-				stack = append(stack, imp)
-			}
+// runNative reports what reaches a binding outside the type system.
+func runNative(p *rule.Pass) {
+	for _, link := range native.Linknames(p.TypesInfo, p.Files) {
+		if p.Config.IsBinding(link.Pkg) {
+			p.Reportf(rule.At(link.Pos), advice, "%s reaches into raw engine binding %s", link.What(), link.Pkg)
 		}
 	}
-	return false
+	checkCgo(p, native.SourceFiles(p.Pass))
 }

@@ -1,40 +1,46 @@
 package systemscope
 
 import (
-	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/inspect"
-	"golang.org/x/tools/go/ast/inspector"
+	_ "embed"
 
-	"telha.dev/analyzers/internal/authority"
 	"telha.dev/analyzers/internal/marks"
 	"telha.dev/analyzers/internal/refs"
+	"telha.dev/analyzers/internal/rule"
 )
 
+//go:embed doc.go
+var doc string
+
 // Analyzer reports references to restricted declarations of the key
-// authority outside it, except those of kind "rawbytes".
-var Analyzer = &analysis.Analyzer{
-	Name:     "systemscope",
-	Doc:      Doc,
-	Requires: []*analysis.Analyzer{inspect.Analyzer, marks.Analyzer},
-	Run:      run,
-}
+// authority outside it, except those of kind "rawbytes", and imports of
+// facades by packages they do not exist for.
+var Analyzer = rule.New("systemscope", doc, run, nil)
 
-var tree *authority.Paths
-
-func init() {
-	tree = authority.TreeFlag(&Analyzer.Flags)
-}
-
-func run(pass *analysis.Pass) (any, error) {
-	if tree.Contains(pass.Pkg.Path()) {
-		return nil, nil
-	}
-	restricted := pass.ResultOf[marks.Analyzer].(*marks.Set).Select(*tree, func(d marks.Directive) bool {
+func run(p *rule.Pass) {
+	checkFacades(p)
+	restricted := p.Marks.Select(func(d marks.Directive) bool {
 		return d.Verb == marks.Restricted && d.Kind != marks.RawBytes
 	})
 	if restricted == nil {
-		return nil, nil
+		return
 	}
-	refs.Check(pass, pass.ResultOf[inspect.Analyzer].(*inspector.Inspector), restricted)
-	return nil, nil
+	refs.Check(p, restricted)
+	refs.CheckInterfaces(p, restricted, restricted.Funcs())
+}
+
+// checkFacades reports the imports of facades that do not admit the
+// package.
+func checkFacades(p *rule.Pass) {
+	importer := marks.PackageOf(p.Pass)
+	for _, file := range p.Files {
+		for _, imp := range file.Imports {
+			pkg := p.TypesInfo.PkgNameOf(imp).Imported()
+			facade := p.Marks.FacadeOf(pkg)
+			if facade == nil || facade.Admits(importer) {
+				continue
+			}
+			p.Reportf(imp, "use the API of "+facade.Users()+", or add a facade of the authority for this package",
+				"import of facade %q, which exists for %s only,", pkg.Path(), facade.Users())
+		}
+	}
 }

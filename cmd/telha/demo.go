@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
 	"telha.dev/graph"
 	"telha.dev/jobs"
 	"telha.dev/temporal"
@@ -75,6 +74,7 @@ func demo(args []string, stdout io.Writer) error {
 	flags.SetOutput(io.Discard)
 	dataDir := flags.String("data", "./telha-data", "directory of the embedded RocksDB store")
 	force := flags.Bool("force", false, "use a store the demo did not create (its demo tenants are wiped)")
+	endpoints := flags.String("etcd", "", "comma-separated endpoints of an etcd cluster to run on instead of RocksDB")
 	if err := flags.Parse(args); err != nil {
 		return usagef("demo: %v (usage: %s)", err, demoUsage)
 	}
@@ -82,16 +82,9 @@ func demo(args []string, stdout io.Writer) error {
 		return usagef("demo: unexpected argument %q (usage: %s)", flags.Arg(0), demoUsage)
 	}
 
-	state, err := inspectDataDir(*dataDir)
+	eng, store, state, err := openDemoStore(flags, *dataDir, *endpoints, *force)
 	if err != nil {
-		return usagef("demo: unusable data directory: %v", err)
-	}
-	if state == foreignDir && !*force {
-		return usagef("demo: %s holds data the demo did not create; pass -force to wipe the demo tenants in it", *dataDir)
-	}
-	eng, err := rocksdb.Open(rocksdb.Config{Path: *dataDir, CreateIfMissing: state == newDir})
-	if err != nil {
-		return usagef("demo: unusable data directory: %v", err)
+		return err
 	}
 	defer eng.Close()
 
@@ -105,14 +98,11 @@ func demo(args []string, stdout io.Writer) error {
 	}
 	switch state {
 	case newDir:
-		if err := writeMarker(*dataDir); err != nil {
-			return fmt.Errorf("demo: mark the new store: %w", err)
-		}
-		d.printf("created a new store at %s\n", *dataDir)
+		d.printf("created a new store at %s\n", store)
 	case demoDir:
-		d.printf("reusing the store at %s: resetting the three demo tenants\n", *dataDir)
+		d.printf("reusing the store at %s: resetting the three demo tenants\n", store)
 	case foreignDir:
-		d.printf("using the store at %s, which the demo did not create (-force): resetting the three demo tenants\n", *dataDir)
+		d.printf("using the store at %s, which the demo did not create (-force): resetting the three demo tenants\n", store)
 	}
 
 	d.index = bitmap.New(eng, bitmap.Options{})
@@ -131,7 +121,7 @@ func demo(args []string, stdout io.Writer) error {
 	return nil
 }
 
-const demoUsage = "telha demo [-data DIR] [-force]"
+const demoUsage = "telha demo [-data DIR] [-force] | telha demo -etcd ENDPOINTS"
 
 // dataDirState is what the demo finds in its data directory.
 type dataDirState int

@@ -24,6 +24,8 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 const usage = `usage:
   telha demo [-data DIR] [-force]         build a three-tenant demo graph in an embedded RocksDB store and query it
+  telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
+  telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
   telha repair -data DIR                  make a damaged store open again, reporting what was dropped
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
@@ -31,7 +33,7 @@ const usage = `usage:
 // run executes one invocation and returns its exit code. Errors are reported
 // as a single line on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
-	err := dispatch(args, stdout)
+	err := dispatch(args, stdout, stderr)
 	if err == nil {
 		return exitOK
 	}
@@ -42,11 +44,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-func dispatch(args []string, stdout io.Writer) error {
+func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("missing command; %s", oneLine(usage))
 	}
 	switch args[0] {
+	case "cluster":
+		return clusterCommand(args[1:], stdout, stderr)
+	case memberCommand:
+		return memberMain(args[1:], stdout)
 	case "debug":
 		return debug(args[1:], stdout)
 	case "demo":

@@ -1,11 +1,18 @@
 #!/bin/sh
-# bench.sh times go vet and telhavet over every go.work module, interleaved
-# round by round so that a change in machine load hits every command alike,
-# and prints "name wall_s user_s sys_s exit" lines (GNU time) for
-# BENCHMARKS.md. Each go vet run passes a new -printf.funcs value: the flags
-# are part of go vet's cache key, so every run re-vets every package (the
-# workspace's and, for facts, their dependencies') while the compiled
-# packages stay cached, as telhavet's direct mode, which has no cache, does.
+# bench.sh measures the telhavet gate on the workspace, interleaved round by
+# round so that a change in machine load hits every command alike, and
+# prints "name wall_s user_s sys_s maxrss_kb exit" lines (GNU time) for
+# BENCHMARKS.md:
+#
+#   cold: go vet analyzes every package again (each run passes a new
+#   -printf.funcs value: the flags are part of go vet's cache key), with the
+#   compiled packages cached. vettool-vet-only against vettool-vet+telha is
+#   the cost of the Telha rules over a go vet run of the same binary;
+#   telhavet-cold is the gate itself.
+#
+#   warm: nothing changed since the last run. telhavet-warm (the gate, as
+#   make gate runs it) against vettool-warm (go vet -vettool=telhavet on the
+#   same modules with the driver's flags: the floor the driver stands on).
 #
 # Usage, from the repository root: cmd/telhavet/bench.sh ROUNDS [telhavet]
 set -eu
@@ -22,21 +29,24 @@ vet="-appends -asmdecl -assign -atomic -bools -buildtag -cgocall -composites
 -unusedresult -waitgroup"
 telha="-rawiter -bytekey -systemscope"
 nonce=$(date +%s)
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 
 run() { # name command...
 	name=$1
 	shift
-	/usr/bin/time -f "$name %e %U %S %x" "$@" >/dev/null 2>/tmp/telhavet-bench.$$ || true
-	tail -n 1 /tmp/telhavet-bench.$$
+	/usr/bin/time -f "$name %e %U %S %M %x" "$@" >/dev/null 2>"$out" || true
+	tail -n 1 "$out"
 }
+
+"$tv" ./... >/dev/null 2>&1 || true # warm the caches telhavet-warm measures
 
 for i in $(seq 1 "$rounds"); do
 	fresh=-printf.funcs=bench$nonce$i
 	run go-vet go vet $fresh $modules
 	run vettool-vet-only go vet -vettool="$tv" $fresh $vet $modules
 	run vettool-vet+telha go vet -vettool="$tv" $fresh $vet $telha $modules
-	run telhavet-telha-only "$tv" -telha-only ./...
-	run telhavet-full "$tv" ./...
-	run vettool-full go vet -vettool="$tv" $fresh $modules
+	run telhavet-cold "$tv" $fresh ./...
+	run telhavet-warm "$tv" ./...
+	run vettool-warm go vet -vettool="$tv" -json -telhainventory.report $modules
 done
-rm -f /tmp/telhavet-bench.$$

@@ -50,6 +50,7 @@ import (
 	"honnef.co/go/tools/stylecheck"
 	"honnef.co/go/tools/unused"
 
+	"telha.dev/analyzers/inventory"
 	"telha.dev/analyzers/suite"
 )
 
@@ -94,11 +95,14 @@ var vetAnalyzers = []*analysis.Analyzer{
 }
 
 // bundle returns every analyzer telhavet runs by default: the Telha rules,
-// the go vet suite and staticcheck's default checks. The Telha rules are
-// never wrapped, so no directive of any linter can silence them.
+// the go vet suite and staticcheck's default checks, and the inventory
+// through which the driver learns what was analyzed (silent unless the
+// driver asks). The Telha rules are never wrapped, so no directive of any
+// linter can silence them.
 func bundle() []*analysis.Analyzer {
 	var all []*analysis.Analyzer
 	all = append(all, suite.Analyzers...)
+	all = append(all, inventory.Analyzer)
 	all = append(all, vetAnalyzers...)
 	all = append(all, staticcheckAnalyzers()...)
 	return all

@@ -9,26 +9,43 @@
 //	go vet -vettool=$(command -v telhavet) [vet flags] [packages]
 //	telhavet help [analyzer]
 //
-// Run directly, telhavet loads the packages itself and behaves like go vet,
-// with one addition: at the root of a go.work workspace, "./..." stands for
-// every workspace module, where plain go vet fails. Run by go vet, it speaks
-// go vet's unit protocol; there, -rawiter -bytekey -systemscope select the
-// Telha rules alone.
+// Run directly, telhavet drives go vet with itself as the vet tool, so
+// that the go command's build and vet caches make a run cost what changed
+// since the last one, and each package is analyzed in a process of its
+// own. It adds what go vet alone does not do:
+//
+//   - at the root of a go.work workspace, "./..." stands for every
+//     workspace module, where plain go vet fails;
+//   - the packages of workspace modules that analyzed code imports are
+//     analyzed too, even where ./... does not look (testdata, "_" and "."
+//     directories);
+//   - the build configurations of the workspace's telhavet.builds file are
+//     analyzed after the default one, for the files it left out, and the
+//     run fails naming every .go file that no configuration analyzed;
+//   - the modules of the key authority must be where authority.conf places
+//     them, relative to the go.work root.
+//
+// Run by go vet, it speaks go vet's unit protocol; there, -rawiter -bytekey
+// -systemscope select the Telha rules alone.
 //
 // Flags of the direct mode:
 //
 //	-json        print the findings as JSON on standard output
+//	-sarif       print the findings as SARIF 2.1.0 on standard output
 //	-telha-only  run the Telha rules only
-//	-test=false  leave test files out
+//	-test=false  leave out the findings in test files
 //	-c=N         display the offending line with N lines of context
+//	-x           print the go vet commands, and go vet's own (one vet tool
+//	             run per package analyzed, none for a package it reuses)
 //	-NAME.FLAG   set the flag FLAG of the analyzer NAME
 //
 // Staticcheck's //lint:ignore directives silence staticcheck's checks only:
 // nothing silences a Telha rule or a vet pass.
 //
 // The exit status is 0 when there is nothing to report, 1 when packages fail
-// to load or an analyzer fails, and 3 when there are findings, also with
-// -json, so that a gate cannot pass by changing the output format.
+// to load or build, an analyzer fails or a file is never analyzed, 2 for bad
+// flags, and 3 when there are findings, also with -json, so that a gate
+// cannot pass by changing the output format.
 package main
 
 import (
@@ -37,13 +54,13 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/analysis/unitchecker"
-	"golang.org/x/tools/go/packages"
 
+	"telha.dev/analyzers/authority"
+	"telha.dev/analyzers/inventory"
 	"telha.dev/analyzers/suite"
 )
 
@@ -51,6 +68,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("telhavet: ")
 	if unitMode(os.Args[1:]) {
+		os.Args = append(os.Args[:1], unitArgs(os.Args[1:])...)
 		unitchecker.Main(bundle()...) // never returns
 	}
 	os.Exit(run(os.Args[1:]))
@@ -71,16 +89,25 @@ func unitMode(args []string) bool {
 	return len(args) > 0 && (args[0] == "help" || strings.HasSuffix(args[len(args)-1], ".cfg"))
 }
 
-// run is the direct mode: it loads the packages named by args, analyzes
-// them, prints the findings and returns the exit status.
-func run(args []string) int {
+// options are the flags of the direct mode.
+type options struct {
+	json, sarif, telhaOnly, tests, trace bool
+	context                              int
+	patterns                             []string
+	analyzerFlags                        []string // -NAME.FLAG=value settings for the vet tool
+}
+
+// parseFlags parses the direct mode's command line.
+func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("telhavet", flag.ContinueOnError)
-	jsonOut := fs.Bool("json", false, "print the findings as JSON on standard output")
-	telhaOnly := fs.Bool("telha-only", false, "run only the Telha rules")
-	tests := fs.Bool("test", true, "analyze test files too")
-	context := fs.Int("c", -1, "display the offending line with this many lines of context")
-	all := bundle()
-	for _, a := range all {
+	o := new(options)
+	fs.BoolVar(&o.json, "json", false, "print the findings as JSON on standard output")
+	fs.BoolVar(&o.sarif, "sarif", false, "print the findings as SARIF 2.1.0 on standard output")
+	fs.BoolVar(&o.telhaOnly, "telha-only", false, "run only the Telha rules")
+	fs.BoolVar(&o.tests, "test", true, "report findings in test files too")
+	fs.IntVar(&o.context, "c", -1, "display the offending line with this many lines of context")
+	fs.BoolVar(&o.trace, "x", false, "print the go vet commands, and go vet's own")
+	for _, a := range bundle() {
 		a.Flags.VisitAll(func(f *flag.Flag) {
 			fs.Var(f.Value, a.Name+"."+f.Name, f.Usage)
 		})
@@ -92,123 +119,183 @@ func run(args []string) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+		return nil, err
+	}
+	if o.json && o.sarif {
+		fmt.Fprintln(fs.Output(), "-json and -sarif exclude each other")
+		return nil, errors.New("-json and -sarif")
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if strings.Contains(f.Name, ".") {
+			o.analyzerFlags = append(o.analyzerFlags, "-"+f.Name+"="+f.Value.String())
 		}
+	})
+	o.patterns = fs.Args()
+	if len(o.patterns) == 0 {
+		o.patterns = []string{"."}
+	}
+	return o, nil
+}
+
+// run is the direct mode: it analyzes the packages named by args through
+// go vet, prints the findings and returns the exit status.
+func run(args []string) int {
+	o, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
 		return 2
 	}
-
-	analyzers := all
-	if *telhaOnly {
-		analyzers = suite.Analyzers
-	}
-	patterns := fs.Args()
-	if len(patterns) == 0 {
-		patterns = []string{"."}
-	}
-
-	dir, err := os.Getwd()
+	res, root, err := analyze(o)
 	if err != nil {
 		log.Print(err)
 		return 1
 	}
-	patterns, err = expandWorkspacePatterns(dir, patterns)
-	if err != nil {
-		log.Print(err)
-		return 1
+	var failures []string
+	failures = append(failures, res.failed...)
+	for _, e := range res.errors {
+		failures = append(failures, fmt.Sprintf("%s: %s failed: %s", e.Package, e.Analyzer, e.Err))
 	}
-	pkgs, err := loadPackages(patterns, *tests, needFacts(analyzers))
-	if err != nil {
-		log.Print(err)
-		return 1
-	}
+	failures = append(failures, res.neverAnalyzed...)
 	exit := 0
-	if packages.PrintErrors(pkgs) > 0 {
+	for _, f := range failures {
+		log.Print(f)
 		exit = 1
 	}
-
-	graph, err := checker.Analyze(analyzers, pkgs, nil)
+	diags := res.diags
+	if !o.tests {
+		diags = withoutTests(diags)
+	}
+	sortDiagnostics(diags)
+	switch {
+	case o.json:
+		err = printJSON(os.Stdout, diags, res.errors)
+	case o.sarif:
+		err = printSARIF(os.Stdout, root, diags, bundle(), failures)
+	default:
+		err = printText(os.Stderr, diags, o.context)
+	}
 	if err != nil {
 		log.Print(err)
 		return 1
 	}
-	if *jsonOut {
-		err = graph.PrintJSON(os.Stdout)
-	} else {
-		err = graph.PrintText(os.Stderr, *context)
-	}
-	if err != nil {
-		log.Print(err)
-		return 1
-	}
-
-	findings := 0
-	for act := range graph.All() {
-		if act.Err != nil {
-			exit = 1
-		} else if act.IsRoot {
-			findings += len(act.Diagnostics)
-		}
-	}
-	if exit == 0 && findings > 0 {
+	if exit == 0 && len(diags) > 0 {
 		exit = 3
 	}
 	return exit
 }
 
-// loadPackages loads the packages matching patterns and keeps one variant of
-// each, as go vet does: a package with in-package tests is analyzed once,
-// together with its test files (otherwise a helper used only by tests would
-// be reported unused), and the generated test main packages are left out.
-// The whole program is loaded from source when an analyzer needs facts from
-// the dependencies, as the Telha rules do to learn the restricted surface.
-func loadPackages(patterns []string, tests, allSyntax bool) ([]*packages.Package, error) {
-	mode := packages.LoadSyntax | packages.NeedModule | packages.NeedForTest
-	if allSyntax {
-		mode |= packages.NeedDeps
-	}
-	cfg := &packages.Config{Mode: mode, Tests: tests}
-	pkgs, err := packages.Load(cfg, patterns...)
+// analyze runs go vet over the packages of o in every build configuration
+// of the workspace, and over the workspace packages that analyzed code
+// imports, until every file is analyzed or no configuration is left. It
+// returns the results and the workspace root.
+func analyze(o *options) (*results, string, error) {
+	dir, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
+		return nil, "", err
 	}
-	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("%s matched no packages", strings.Join(patterns, " "))
+	tool, err := os.Executable()
+	if err != nil {
+		return nil, "", err
+	}
+	ws, err := findWorkspace(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := ws.audit(authority.Default); err != nil {
+		return nil, "", err
+	}
+	patterns, err := ws.expandPatterns(dir, o.patterns)
+	if err != nil {
+		return nil, "", err
+	}
+	builds, err := readBuilds(ws.root)
+	if err != nil {
+		return nil, "", err
+	}
+	files, err := ws.sourceFiles(dir, patterns)
+	if err != nil {
+		return nil, "", err
 	}
 
-	withTests := make(map[string]bool)
-	for _, p := range pkgs {
-		if p.ForTest != "" && p.ForTest == p.PkgPath {
-			withTests[p.PkgPath] = true
+	flags := []string{"-" + inventory.Name + ".report"}
+	if o.telhaOnly {
+		for _, a := range suite.Analyzers {
+			flags = append(flags, "-"+a.Name)
+		}
+		flags = append(flags, "-"+inventory.Name)
+	}
+	flags = append(flags, o.analyzerFlags...)
+
+	res := newResults()
+	for i, b := range builds {
+		pkgs := patterns
+		if i > 0 {
+			pkgs = nil // another configuration, for the files the others left out
+		}
+		tried := make(map[string]bool)
+		for pass := 0; ; pass++ {
+			if pass > 0 || i > 0 {
+				pkgs, err = ws.nextPackages(dir, b, res, files, tried)
+				if err != nil {
+					return nil, "", err
+				}
+			}
+			if len(pkgs) == 0 {
+				break
+			}
+			r := vetRun{tool: tool, dir: dir, build: b, flags: passFlags(flags, pass), pkgs: pkgs, trace: o.trace}
+			if err := r.run(res); err != nil {
+				return nil, "", err
+			}
+			for _, p := range pkgs {
+				tried[p] = true
+			}
 		}
 	}
-	var units []*packages.Package
-	for _, p := range pkgs {
-		isTestMain := p.Name == "main" && p.ForTest == "" && strings.HasSuffix(p.PkgPath, ".test")
-		if isTestMain || (p.ForTest == "" && withTests[p.PkgPath]) {
-			continue
+	res.diags = slices.DeleteFunc(res.diags, func(d diagnostic) bool { return !ws.asked(dir, patterns, d.Package) })
+	for _, f := range res.unseen(files) {
+		hint := buildLine(f)
+		if hint == "" {
+			hint = "no //go:build line: is its package broken?"
 		}
-		units = append(units, p)
+		res.neverAnalyzed = append(res.neverAnalyzed, fmt.Sprintf(
+			"%s: never analyzed (%s): add a build configuration that includes it to %s", f, hint, buildsFile))
 	}
-	return units, nil
+	return res, ws.root, nil
 }
 
-// needFacts reports whether any of the analyzers, or any analyzer they
-// require, uses facts, in which case the dependencies must be analyzed too.
-func needFacts(analyzers []*analysis.Analyzer) bool {
-	seen := make(map[*analysis.Analyzer]bool)
-	queue := append([]*analysis.Analyzer(nil), analyzers...)
-	for len(queue) > 0 {
-		a := queue[0]
-		queue = queue[1:]
-		if seen[a] {
-			continue
-		}
-		seen[a] = true
-		if len(a.FactTypes) > 0 {
-			return true
-		}
-		queue = append(queue, a.Requires...)
+// passFlags returns the vet tool flags of a pass of the driver over one
+// build. Each pass after the first sets -telhainventory.pass, which puts
+// its results in a cache partition of their own: go vet caches the
+// analysis of a package without telling whether it was analyzed in full
+// or only for the facts its importers need, so a package that an earlier
+// run analyzed only as a dependency would replay an empty result if
+// analyzed again with the same flags.
+func passFlags(flags []string, pass int) []string {
+	if pass == 0 {
+		return flags
 	}
-	return false
+	return append(slices.Clip(flags), fmt.Sprintf("-%s.pass=%d", inventory.Name, pass))
+}
+
+// telhaRules returns the names of the Telha rules.
+func telhaRules() []string {
+	var names []string
+	for _, a := range suite.Analyzers {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// withoutTests drops the findings in test files and external test packages.
+func withoutTests(diags []diagnostic) []diagnostic {
+	var out []diagnostic
+	for _, d := range diags {
+		if !strings.HasSuffix(d.file, "_test.go") {
+			out = append(out, d)
+		}
+	}
+	return out
 }

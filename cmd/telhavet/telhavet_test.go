@@ -53,6 +53,59 @@ func TestFixture(t *testing.T) {
 	}
 }
 
+// TestFixtureFormats runs the fixture again for the text and SARIF
+// outputs: the same findings, in file, line and column order, with the same
+// exit status.
+func TestFixtureFormats(t *testing.T) {
+	t.Parallel()
+	bin := buildTelhavet(t)
+	dir := absFixture(t)
+	want := readGolden(t)
+
+	run := func(args ...string) (string, string) {
+		cmd := exec.Command(bin, append(args, "./...")...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if code := exitCode(t, cmd.Run()); code != 3 {
+			t.Fatalf("telhavet %q exited with %d, want 3\nstderr:\n%s", args, code, &stderr)
+		}
+		return stdout.String(), stderr.String()
+	}
+
+	_, text := run()
+	var got []diagnostic
+	for line := range strings.SplitSeq(strings.TrimSpace(text), "\n") {
+		posn, rest, _ := strings.Cut(line, ": ")
+		analyzer, msg, _ := strings.Cut(rest, ": ")
+		got = append(got, diag(analyzer, strings.TrimPrefix(posn, dir+string(filepath.Separator)), msg))
+	}
+	if len(got) != len(want) {
+		t.Errorf("text output has %d findings, want %d:\n%s", len(got), len(want), text)
+	}
+	if !slices.IsSortedFunc(got, compareDiagnostics) {
+		t.Errorf("text output is not in file, line and column order:\n%s", text)
+	}
+
+	out, _ := run("-sarif")
+	var log sarifLog
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	results := log.Runs[0].Results
+	if len(results) != len(want) {
+		t.Errorf("SARIF has %d results, want %d", len(results), len(want))
+	}
+	for i, r := range results {
+		loc := r.Locations[0].PhysicalLocation
+		g := got[min(i, len(got)-1)]
+		if loc.ArtifactLocation.URI != g.file || loc.Region.StartLine != g.line || loc.Region.StartColumn != g.col || r.RuleID != g.Analyzer {
+			t.Errorf("SARIF result %d = %s %s:%d:%d, text finding %d = %s", i, r.RuleID, loc.ArtifactLocation.URI, loc.Region.StartLine, loc.Region.StartColumn, i, g.Posn)
+		}
+	}
+}
+
 // TestFixtureVetTool runs the same fixture through go vet -vettool, which
 // drives telhavet through the unit protocol, one package at a time: the
 // findings must be the same and go vet must fail.

@@ -1,28 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"telha.dev/analyzers/authority"
 )
 
-// writeWorkspace lays out a go.work that uses modules a and b/c, next to a
-// module d that the workspace leaves out, and returns its root.
-func writeWorkspace(t *testing.T) string {
+// writeFiles writes files, named by slash-separated paths relative to
+// root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
-		"go.work":       "go 1.26.0\n\nuse (\n\t./a\n\t./b/c\n)\n",
-		"a/go.mod":      "module example.com/a\n\ngo 1.26.0\n",
-		"a/a.go":        "package a\n",
-		"a/sub/sub.go":  "package sub\n",
-		"b/c/go.mod":    "module example.com/c\n\ngo 1.26.0\n",
-		"b/c/c.go":      "package c\n",
-		"d/go.mod":      "module example.com/d\n\ngo 1.26.0\n",
-		"d/d.go":        "package d\n",
-		"b/notes/x.txt": "not a package\n",
-	}
 	for name, content := range files {
 		path := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -32,10 +25,31 @@ func writeWorkspace(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+}
+
+// writeWorkspace lays out a go.work that uses modules a, b/c and a/n
+// (nested in a), next to a module d that the workspace leaves out, and
+// returns its root.
+func writeWorkspace(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.work":       "go 1.26.0\n\nuse (\n\t./a\n\t./a/n\n\t./b/c\n)\n",
+		"a/go.mod":      "module example.com/a\n\ngo 1.26.0\n",
+		"a/a.go":        "package a\n",
+		"a/sub/sub.go":  "package sub\n",
+		"a/n/go.mod":    "module example.com/n\n\ngo 1.26.0\n",
+		"a/n/n.go":      "package n\n",
+		"b/c/go.mod":    "module example.com/c\n\ngo 1.26.0\n",
+		"b/c/c.go":      "package c\n",
+		"d/go.mod":      "module example.com/d\n\ngo 1.26.0\n",
+		"d/d.go":        "package d\n",
+		"b/notes/x.txt": "not a package\n",
+	})
 	return root
 }
 
-func TestExpandWorkspacePatterns(t *testing.T) {
+func TestExpandPatterns(t *testing.T) {
 	root := writeWorkspace(t)
 	t.Setenv("GOWORK", "") // find root/go.work from the directory, as go does
 
@@ -44,62 +58,143 @@ func TestExpandWorkspacePatterns(t *testing.T) {
 		patterns []string
 		want     []string
 	}{
-		{".", []string{"./..."}, []string{"./a/...", "./b/c/..."}},
+		{".", []string{"./..."}, []string{"./a/...", "./a/n/...", "./b/c/..."}},
 		{"b", []string{"./..."}, []string{"./c/..."}},
-		{"b", []string{"../..."}, []string{"../a/...", "./c/..."}},
-		{"a", []string{"./..."}, []string{"./..."}},             // inside a module: as go vet
-		{".", []string{"./a/..."}, []string{"./a/..."}},         // names a module already
-		{".", []string{"./a/sub/..."}, []string{"./a/sub/..."}}, // inside a module
+		{"b", []string{"../..."}, []string{"../a/...", "../a/n/...", "./c/..."}},
+		{"a", []string{"./..."}, []string{"./...", "./n/..."}}, // a module and the one nested in it
+		{"b/c", []string{"./..."}, []string{"./..."}},          // inside a module: as go vet
+		{".", []string{"./a/sub/..."}, []string{"./a/sub/..."}},
 		{".", []string{"example.com/...", "."}, []string{"example.com/...", "."}},
 		{".", []string{"./d/..."}, []string{"./d/..."}}, // no workspace module there: go reports it
 	}
 	for _, tt := range tests {
-		got, err := expandWorkspacePatterns(filepath.Join(root, tt.dir), tt.patterns)
+		dir := filepath.Join(root, tt.dir)
+		ws, err := findWorkspace(dir)
 		if err != nil {
-			t.Fatalf("expandWorkspacePatterns(%s, %q): %v", tt.dir, tt.patterns, err)
+			t.Fatal(err)
+		}
+		got, err := ws.expandPatterns(dir, tt.patterns)
+		if err != nil {
+			t.Fatalf("expandPatterns(%s, %q): %v", tt.dir, tt.patterns, err)
 		}
 		if !slices.Equal(got, tt.want) {
-			t.Errorf("expandWorkspacePatterns(%s, %q) = %q, want %q", tt.dir, tt.patterns, got, tt.want)
+			t.Errorf("expandPatterns(%s, %q) = %q, want %q", tt.dir, tt.patterns, got, tt.want)
 		}
 	}
 
 	t.Run("GOWORK=off", func(t *testing.T) {
 		t.Setenv("GOWORK", "off")
-		got, err := expandWorkspacePatterns(root, []string{"./..."})
+		ws, err := findWorkspace(filepath.Join(root, "a"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"./..."}; !slices.Equal(got, want) {
-			t.Errorf("with GOWORK=off: %q, want %q", got, want)
+		got, err := ws.expandPatterns(filepath.Join(root, "a"), []string{"./..."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"./..."}; !slices.Equal(got, want) || ws.work || len(ws.modules) != 1 {
+			t.Errorf("with GOWORK=off: %q (workspace %+v), want %q and the main module alone", got, ws, want)
 		}
 	})
 }
 
-// TestWorkspaceRootLoadsEveryModule runs the direct mode's loading at the
-// go.work root, where go vet ./... fails: every package of every workspace
-// module must be found, and none of the module left out.
-func TestWorkspaceRootLoadsEveryModule(t *testing.T) {
-	root := writeWorkspace(t)
-	t.Setenv("GOWORK", "")
-	t.Chdir(root)
-
-	patterns, err := expandWorkspacePatterns(root, []string{"./..."})
-	if err != nil {
-		t.Fatal(err)
+func TestAudit(t *testing.T) {
+	c := authority.Default
+	tests := []struct {
+		name    string
+		modules []module
+		ok      bool
+	}{
+		{"in place", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/core/storage/etcd", "/r/core/storage/etcd"}}, true},
+		{"elsewhere, same layout", []module{{"telha.dev/core", "/s/core"}}, true},
+		{"core renamed elsewhere", []module{{"telha.dev/core", "/r/notcore"}}, false},
+		{"etcd elsewhere", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/core/storage/etcd", "/r/graph/etcd"}}, false},
+		{"etcd in another repository", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/core/storage/etcd", "/s/core/storage/etcd"}}, false},
+		{"look-alike modules are not the authority's", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/core/storage/contrib", "/x/contrib"}}, true},
 	}
-	pkgs, err := loadPackages(patterns, true, false)
+	for _, tt := range tests {
+		ws := &workspace{root: "/r", work: true, modules: tt.modules}
+		if err := ws.audit(c); (err == nil) != tt.ok {
+			t.Errorf("%s: audit() = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+func TestReadBuilds(t *testing.T) {
+	dir := t.TempDir()
+	builds, err := readBuilds(dir)
+	if err != nil || len(builds) != 1 || builds[0].String() != "default" {
+		t.Fatalf("without %s: %v, %v; want the default build alone", buildsFile, builds, err)
+	}
+	writeFiles(t, dir, map[string]string{buildsFile: "# comment\ntags=integration,slow\n\nGOOS=windows GOARCH=arm64 # a comment\n"})
+	builds, err = readBuilds(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, p := range pkgs {
-		for _, e := range p.Errors {
-			t.Errorf("%s: %v", p.PkgPath, e)
-		}
-		got = append(got, p.PkgPath)
+	for _, b := range builds {
+		got = append(got, b.String())
 	}
-	slices.Sort(got)
-	if want := []string{"example.com/a", "example.com/a/sub", "example.com/c"}; !slices.Equal(got, want) {
-		t.Errorf("packages at the workspace root = %q, want %q", got, want)
+	if want := []string{"default", "tags=integration,slow", "GOOS=windows GOARCH=arm64"}; !slices.Equal(got, want) {
+		t.Errorf("builds = %q, want %q", got, want)
+	}
+	for _, bad := range []string{"GOPATH=/x\n", "tags\n", "tags=\n"} {
+		writeFiles(t, dir, map[string]string{buildsFile: bad})
+		if _, err := readBuilds(dir); err == nil || !strings.Contains(err.Error(), buildsFile+":1") {
+			t.Errorf("readBuilds(%q) = %v, want an error at %s:1", bad, err, buildsFile)
+		}
+	}
+}
+
+// TestDriver runs telhavet at the root of a workspace with a build
+// configuration, a file that no configuration builds, and a testdata
+// package that real code imports: ./... must reach every module, the
+// configuration and the testdata package must be analyzed, and the run
+// must fail naming the file never analyzed.
+func TestDriver(t *testing.T) {
+	t.Parallel()
+	bin := buildTelhavet(t)
+	root := t.TempDir()
+	printfBug := "\nimport \"fmt\"\n\n// F formats badly.\nfunc F() { fmt.Printf(\"%d\", \"x\") }\n"
+	writeFiles(t, root, map[string]string{
+		"go.work":                     "go 1.26.0\n\nuse (\n\t./a\n\t./b\n)\n",
+		buildsFile:                    "tags=integration\n",
+		"a/go.mod":                    "module example.com/a\n\ngo 1.26.0\n",
+		"a/a.go":                      "package a\n\nimport _ \"example.com/a/testdata/hidden\"\n",
+		"a/tagged.go":                 "//go:build integration\n\npackage a\n" + printfBug,
+		"a/never.go":                  "//go:build never\n\npackage a\n",
+		"a/testdata/hidden/hidden.go": "package hidden\n" + printfBug,
+		"b/go.mod":                    "module example.com/b\n\ngo 1.26.0\n",
+		"b/b.go":                      "package b\n" + printfBug,
+	})
+	run := func() (int, string, []string) {
+		cmd := exec.Command(bin, "-json", "./...")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := exitCode(t, cmd.Run())
+		return code, stderr.String(), findingsFromJSON(t, root, stdout.Bytes())
+	}
+
+	code, stderr, got := run()
+	if code != 1 || !strings.Contains(stderr, filepath.Join("a", "never.go")+": never analyzed (//go:build never)") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and a/never.go named as never analyzed", code, stderr)
+	}
+	var want []string
+	for _, at := range []string{"a/tagged.go:8", "a/testdata/hidden/hidden.go:6", "b/b.go:6"} {
+		want = append(want,
+			at+":23: SA5009: Printf format %d has arg #1 of wrong type string",
+			at+":24: printf: fmt.Printf format %d has arg \"x\" of wrong type string")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings differ:\n%s", diffLines(want, got))
+	}
+
+	if err := os.Remove(filepath.Join(root, "a", "never.go")); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr, got := run(); code != 3 || !slices.Equal(got, want) {
+		t.Errorf("without a/never.go: exit %d, findings %q, stderr:\n%s\nwant exit 3 and the same findings", code, got, stderr)
 	}
 }

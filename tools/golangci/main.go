@@ -16,7 +16,9 @@ package main
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -40,9 +42,11 @@ func main() {
 }
 
 // createBuildInfo differs from upstream in one respect: the version is that
-// of the golangci-lint module linked in, marked "-telha", rather than that of
-// the main module (this one, which has no version), so that
-// "golangci-lint version" and editors report the release actually running.
+// of the golangci-lint module linked in, marked "-telha" and the hash of this
+// executable, rather than that of the main module (this one, which has no
+// version), so that "golangci-lint version" and editors report the release
+// actually running, and so that golangci-lint's cache, which it keys by
+// version, forgets its results when the Telha rules change.
 func createBuildInfo() commands.BuildInfo {
 	info := commands.BuildInfo{
 		Commit:    "?",
@@ -60,7 +64,7 @@ func createBuildInfo() commands.BuildInfo {
 
 	for _, dep := range buildInfo.Deps {
 		if dep.Path == golangciModule {
-			info.Version = strings.TrimPrefix(dep.Version, "v") + "-telha"
+			info.Version = strings.TrimPrefix(dep.Version, "v") + "-telha" + executableHash()
 			info.Commit = fmt.Sprintf("(mod sum: %q)", dep.Sum)
 		}
 	}
@@ -81,4 +85,23 @@ func createBuildInfo() commands.BuildInfo {
 	}
 
 	return info
+}
+
+// executableHash returns "+" and the first 12 hex digits of the SHA-256
+// of this executable, or "" if it cannot be read.
+func executableHash() string {
+	path, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("+%x", h.Sum(nil)[:6])
 }

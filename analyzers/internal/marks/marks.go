@@ -1,48 +1,62 @@
-// Package marks reads the marks that the key authority puts on its
-// declarations and carries them to the packages that use them, as analysis
-// facts.
+// Package marks places each package with respect to the key authority and
+// carries what the authority says about its declarations to the packages
+// that use them, as analysis facts.
 //
-// A mark is a directive line at the end of a declaration's doc comment, in
-// Go directive style (no space after the slashes):
+// Placing: a package in the authority (authority.Default.Contains, judged
+// on its own pass from its module and its files) gets the package fact
+// Authority; the rules learn from it which types and declarations are the
+// authority's, in every driver.
+//
+// Marks: a mark is a directive line at the end of a doc comment, in Go
+// directive style (no space after the slashes):
 //
 //	//telha:restricted <kind> <advice>
 //	//telha:opaque <advice>
+//	//telha:facade for=<path>[,<path>...]
 //
-// A restricted declaration may not be referenced outside the authority tree;
-// the kind says which rule enforces it ("rawbytes" for bytekey, any other
-// kind, such as "system", for systemscope). An opaque type may not be
-// constructed outside the authority tree except as a zero value. The advice
-// says what to use instead and ends up in the diagnostic.
+// A restricted declaration may not be referenced outside the authority; the
+// kind says which rule enforces it ("rawbytes" for bytekey, any other kind,
+// such as "system", for systemscope). An opaque type may not be constructed
+// outside the authority except as a zero value. The advice says what to use
+// instead and ends up in the diagnostic. A facade mark, in a package doc
+// comment, admits as importers, outside the authority, only the package
+// trees it names, each within its own module, as Go's internal/ does.
 //
 // Marks are read on package-level types, funcs, methods, vars and consts
-// (for a grouped declaration, on the spec, or else on the group), and on the
-// fields and interface methods of package-level struct and interface types.
-// Lines with another //telha: verb are ignored.
+// (for a grouped declaration, on the spec, or else on the group), on the
+// fields and interface methods of package-level struct and interface
+// types, and, for facade, on the package. Only the authority's marks count:
+// elsewhere they are not read. A //telha: line with an unknown verb or a
+// malformed facade mark in the authority makes the analysis fail, so that a
+// typo cannot silently lift a restriction.
 package marks
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/types"
 	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
-	"telha.dev/analyzers/internal/authority"
+	"telha.dev/analyzers/authority"
 )
 
 // Directive verbs.
 const (
 	Restricted = "restricted"
 	Opaque     = "opaque"
+	FacadeVerb = "facade"
 )
 
 // RawBytes is the kind of the restricted declarations that take or expose
 // raw key bytes; bytekey enforces it, systemscope every other kind.
 const RawBytes = "rawbytes"
 
-// A Directive is one //telha: line.
+// A Directive is one //telha: line on a declaration.
 type Directive struct {
 	Verb   string // Restricted or Opaque
 	Kind   string // the kind of a Restricted directive
@@ -92,20 +106,65 @@ func (m *Mark) String() string {
 	return b.String()
 }
 
-// Analyzer exports a Mark fact for every marked declaration and returns the
-// marks visible to the package as a *Set. It reports nothing.
+// Authority is the fact that a package is in the key authority.
+type Authority struct{}
+
+// AFact marks Authority as an analysis fact.
+func (*Authority) AFact() {}
+
+func (*Authority) String() string { return "authority" }
+
+// Facade is the fact that a package of the authority is a facade: only the
+// package trees For may import it from outside the authority.
+type Facade struct {
+	For []string
+}
+
+// AFact marks Facade as an analysis fact.
+func (*Facade) AFact() {}
+
+func (f *Facade) String() string { return "facade for " + strings.Join(f.For, ",") }
+
+// Users names the package trees the facade exists for, for messages.
+func (f *Facade) Users() string { return strings.Join(f.For, " or ") }
+
+// Analyzer places the package, exports the facts of the authority's
+// packages and marks, and returns what the package can see as a *Set. It
+// reports nothing.
 var Analyzer = &analysis.Analyzer{
 	Name:       "telhamarks",
-	Doc:        "reads the //telha: marks of declarations for the Telha rules",
+	Doc:        "places packages with respect to the key authority and reads its //telha: marks for the Telha rules",
 	Run:        run,
-	FactTypes:  []analysis.Fact{new(Mark)},
+	FactTypes:  []analysis.Fact{new(Mark), new(Authority), new(Facade)},
 	ResultType: reflect.TypeFor[*Set](),
 }
 
-// A Set holds the marks of the declarations a package can see: its own and
-// those of its dependencies.
+// A Set holds what a package knows about the authority: whether it is in
+// it, the authority's packages and facades among its dependencies, and the
+// marks of their declarations.
 type Set struct {
-	facts []analysis.ObjectFact
+	// Inside reports whether the package itself is in the authority.
+	Inside bool
+	// Pkg is the package itself.
+	Pkg *types.Package
+
+	authority map[*types.Package]bool
+	facades   map[*types.Package]*Facade
+	facts     []analysis.ObjectFact
+}
+
+// InAuthority reports whether pkg is in the authority: the package itself
+// when Inside, or a dependency placed there by its own analysis.
+func (s *Set) InAuthority(pkg *types.Package) bool {
+	if pkg == s.Pkg {
+		return s.Inside
+	}
+	return s.authority[pkg]
+}
+
+// FacadeOf returns the facade fact of pkg, or nil if pkg is not a facade.
+func (s *Set) FacadeOf(pkg *types.Package) *Facade {
+	return s.facades[pkg]
 }
 
 // Index maps marked objects to the one directive a rule enforces on each.
@@ -124,14 +183,24 @@ func (ix Index) Describe(obj types.Object) (what, advice string) {
 	return d.What(), d.Instead()
 }
 
+// Funcs returns the marked functions and methods in the index, interface
+// methods included, in a stable order.
+func (ix Index) Funcs() []*types.Func {
+	var methods []*types.Func
+	for obj := range ix {
+		if fn, ok := obj.(*types.Func); ok {
+			methods = append(methods, fn)
+		}
+	}
+	slices.SortFunc(methods, func(a, b *types.Func) int { return cmp.Compare(a.Pos(), b.Pos()) })
+	return methods
+}
+
 // Select returns the directives accepted by keep on the declarations of the
-// authority tree; it is nil if there are none.
-func (s *Set) Select(tree authority.Paths, keep func(Directive) bool) Index {
+// authority; it is nil if there are none.
+func (s *Set) Select(keep func(Directive) bool) Index {
 	var ix Index
 	for _, f := range s.facts {
-		if !tree.Contains(f.Object.Pkg().Path()) {
-			continue
-		}
 		for _, d := range f.Fact.(*Mark).Directives {
 			if !keep(d) {
 				continue
@@ -146,113 +215,79 @@ func (s *Set) Select(tree authority.Paths, keep func(Directive) bool) Index {
 }
 
 func run(pass *analysis.Pass) (any, error) {
+	inside := authority.Default.Contains(PackageOf(pass))
+	if inside {
+		pass.ExportPackageFact(new(Authority))
+		if err := exportMarks(pass); err != nil {
+			return nil, err
+		}
+	}
+	s := &Set{
+		Inside:    inside,
+		Pkg:       pass.Pkg,
+		authority: make(map[*types.Package]bool),
+		facades:   make(map[*types.Package]*Facade),
+		facts:     pass.AllObjectFacts(),
+	}
+	for _, f := range pass.AllPackageFacts() {
+		switch fact := f.Fact.(type) {
+		case *Authority:
+			s.authority[f.Package] = true
+		case *Facade:
+			s.facades[f.Package] = fact
+		}
+	}
+	return s, nil
+}
+
+// PackageOf describes the package of pass for authority.Config.Contains,
+// with the names of its files as the driver gave them (not as //line
+// directives rename them).
+func PackageOf(pass *analysis.Pass) authority.Package {
+	p := authority.Package{Path: pass.Pkg.Path(), Name: pass.Pkg.Name()}
+	if pass.Module != nil {
+		p.Module = pass.Module.Path
+	}
+	for _, f := range pass.Files {
+		if tf := pass.Fset.File(f.FileStart); tf != nil {
+			p.Files = append(p.Files, tf.Name())
+		}
+	}
+	return p
+}
+
+// exportMarks exports the facts of the marks in the package of pass.
+func exportMarks(pass *analysis.Pass) error {
+	var errs []string
+	fail := func(pos ast.Node, err error) {
+		errs = append(errs, fmt.Sprintf("%s: %v", pass.Fset.Position(pos.Pos()), err))
+	}
+	var facade *Facade
 	for _, file := range pass.Files {
+		if file.Doc != nil {
+			f, err := parseFacade(file.Doc)
+			if err != nil {
+				fail(file.Doc, err)
+			} else if f != nil {
+				facade = f
+			}
+		}
 		for _, decl := range file.Decls {
 			switch decl := decl.(type) {
 			case *ast.FuncDecl:
-				export(pass, decl.Name, decl.Doc)
+				export(pass, decl.Name, decl.Doc, fail)
 			case *ast.GenDecl:
 				for _, spec := range decl.Specs {
-					exportSpec(pass, spec, decl.Doc)
+					exportSpec(pass, spec, decl.Doc, fail)
 				}
 			}
 		}
 	}
-	return &Set{facts: pass.AllObjectFacts()}, nil
-}
-
-// exportSpec exports the marks of spec, whose group has the doc comment
-// groupDoc.
-func exportSpec(pass *analysis.Pass, spec ast.Spec, groupDoc *ast.CommentGroup) {
-	switch spec := spec.(type) {
-	case *ast.ValueSpec:
-		doc := specDoc(spec.Doc, groupDoc)
-		for _, name := range spec.Names {
-			export(pass, name, doc)
-		}
-	case *ast.TypeSpec:
-		export(pass, spec.Name, specDoc(spec.Doc, groupDoc))
-		switch t := spec.Type.(type) {
-		case *ast.StructType:
-			exportFields(pass, t.Fields)
-		case *ast.InterfaceType:
-			exportFields(pass, t.Methods)
-		}
+	if facade != nil {
+		pass.ExportPackageFact(facade)
 	}
-}
-
-// specDoc returns the doc comment whose marks apply to a spec: its own if it
-// has marks, else that of its group.
-func specDoc(doc, groupDoc *ast.CommentGroup) *ast.CommentGroup {
-	if len(parse(doc)) > 0 {
-		return doc
+	if len(errs) > 0 {
+		return fmt.Errorf("malformed //telha: marks:\n\t%s", strings.Join(errs, "\n\t"))
 	}
-	return groupDoc
-}
-
-func exportFields(pass *analysis.Pass, fields *ast.FieldList) {
-	for _, field := range fields.List {
-		for _, name := range field.Names {
-			export(pass, name, field.Doc)
-		}
-	}
-}
-
-// export exports the marks in doc for the object that name declares.
-func export(pass *analysis.Pass, name *ast.Ident, doc *ast.CommentGroup) {
-	directives := parse(doc)
-	if len(directives) == 0 {
-		return
-	}
-	if obj := pass.TypesInfo.Defs[name]; obj != nil {
-		pass.ExportObjectFact(obj, &Mark{Directives: directives})
-	}
-}
-
-// parse returns the //telha: directives among the directive lines that end
-// doc, in order.
-func parse(doc *ast.CommentGroup) []Directive {
-	if doc == nil {
-		return nil
-	}
-	start := len(doc.List)
-	for start > 0 && isDirective(doc.List[start-1].Text) {
-		start--
-	}
-	var directives []Directive
-	for _, c := range doc.List[start:] {
-		rest, ok := strings.CutPrefix(c.Text, "//telha:")
-		if !ok {
-			continue
-		}
-		verb, rest, _ := strings.Cut(rest, " ")
-		switch verb {
-		case Restricted:
-			kind, advice, _ := strings.Cut(strings.TrimSpace(rest), " ")
-			directives = append(directives, Directive{Verb: Restricted, Kind: kind, Advice: strings.TrimSpace(advice)})
-		case Opaque:
-			directives = append(directives, Directive{Verb: Opaque, Advice: strings.TrimSpace(rest)})
-		}
-	}
-	return directives
-}
-
-// isDirective reports whether the comment text is a directive line:
-// "//" followed at once by a lower-case word, a colon and more text, as
-// go/ast defines it.
-func isDirective(text string) bool {
-	body, ok := strings.CutPrefix(text, "//")
-	if !ok {
-		return false // a /* */ comment
-	}
-	word, rest, ok := strings.Cut(body, ":")
-	if !ok || word == "" || rest == "" {
-		return false
-	}
-	for _, r := range word {
-		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9') {
-			return false
-		}
-	}
-	return true
+	return nil
 }

@@ -5,4 +5,6 @@
 // Each entry point is specific to its job; none hands out a scope, a key or
 // a range, so code outside the authority tree never names
 // storage.SystemScope and telhavet can forbid it there without exemptions.
+//
+//telha:facade for=telha.dev/jobs
 package jobqueue

@@ -5,4 +5,6 @@
 // No entry point hands out a scope, a key or a range, so code outside the
 // authority tree never names storage.SystemScope and telhavet can forbid it
 // there without exemptions.
+//
+//telha:facade for=telha.dev/vector
 package models

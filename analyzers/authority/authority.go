@@ -1,0 +1,216 @@
+// Package authority says where the key authority is and what only it may
+// use: the configuration that every Telha rule shares, read from
+// authority.conf, which is compiled into the rules.
+//
+// Whether a package is in the authority is a fact about where its code is:
+// the module it belongs to and the directory its files are in, both as the
+// go command reports them. It is never decided by a prefix of an import
+// path, so a module or directory that merely looks like the authority stays
+// outside it.
+package authority
+
+import (
+	_ "embed"
+	"go/types"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+//go:embed authority.conf
+var conf string
+
+// Default is the configuration of this repository, from authority.conf.
+var Default = mustParse(conf)
+
+// Config is the authority and what only it may use.
+type Config struct {
+	// Trees are the package trees of the authority.
+	Trees []Tree
+	// Bindings are the import paths of the raw engine bindings; each
+	// covers its package and every package below it.
+	Bindings []string
+	// CLibs are the names of the C libraries of the engines.
+	CLibs []string
+
+	clibs []*regexp.Regexp // CLibs as CLib matches them
+}
+
+// Tree is one package tree of the authority.
+type Tree struct {
+	Module string // the module path
+	Dir    string // the module's directory, relative to the repository root, slash-separated
+	Path   string // the tree inside the module, relative to the module root; "" for the whole module
+}
+
+// Root returns the import path at the root of the tree.
+func (t Tree) Root() string {
+	if t.Path == "" {
+		return t.Module
+	}
+	return t.Module + "/" + t.Path
+}
+
+// Package is what a driver tells about a package: enough to place it.
+type Package struct {
+	Path   string   // the import path
+	Name   string   // the package name
+	Module string   // the module path; "" outside a module
+	Files  []string // the names of the files the driver parsed, as the go command gave them
+}
+
+// Home returns the import path of the package that p belongs with: for
+// the external test package "x_test" of package x (a package named *_test
+// whose files are all _test.go files), x; for any other package its own
+// path. A package that is merely named or placed like an external test is
+// its own home.
+func (p Package) Home() string {
+	base, ok := strings.CutSuffix(p.Path, "_test")
+	if !ok || !strings.HasSuffix(p.Name, "_test") || len(p.Files) == 0 {
+		return p.Path
+	}
+	for _, f := range p.Files {
+		if !strings.HasSuffix(f, "_test.go") {
+			return p.Path
+		}
+	}
+	return base
+}
+
+// Contains reports whether p is in the authority: it belongs to the
+// module of a tree, its home lies in the tree outside any ignored
+// directory, and one of its files lies in the tree's directory for it.
+// Files elsewhere (the cgo-generated files a driver parses instead of the
+// originals) do not place a package; a package with no file where it
+// should be is outside.
+func (c *Config) Contains(p Package) bool {
+	home := p.Home()
+	for _, t := range c.Trees {
+		if p.Module == "" || p.Module != t.Module {
+			continue
+		}
+		rel, ok := Below(home, t.Module)
+		if !ok || !within(rel, t.Path) || ignoredDir(rel) {
+			continue
+		}
+		want := path.Join(t.Dir, rel)
+		for _, f := range p.Files {
+			if endsWithDir(path.Dir(filepath.ToSlash(f)), want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// InTree reports whether a symbol's package, known only by its import
+// path (as a //go:linkname directive names it), lies in a tree of the
+// authority. Where the package itself is at hand, Contains decides.
+func (c *Config) InTree(importPath string) bool {
+	for _, t := range c.Trees {
+		if rel, ok := Below(importPath, t.Root()); ok && !ignoredDir(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// MayReach reports whether a package with this import path could be in
+// the authority or be a binding, judged by its path alone: a package that
+// reaches none such can use nothing that the rules forbid, so they skip
+// it. Being cheap and generous, it never decides a finding.
+func (c *Config) MayReach(importPath string) bool {
+	for _, t := range c.Trees {
+		if _, ok := Below(importPath, t.Module); ok {
+			return true
+		}
+	}
+	return c.IsBinding(importPath)
+}
+
+// Reaches reports whether pkg or a package it imports, directly or not,
+// has an import path that match accepts. For a package loaded from export
+// data, the imports are those whose types its API shows, which is what
+// matters to a rule that looks for types.
+func Reaches(pkg *types.Package, match func(importPath string) bool) bool {
+	seen := map[*types.Package]bool{pkg: true}
+	stack := []*types.Package{pkg}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if match(p.Path()) {
+			return true
+		}
+		for _, imp := range p.Imports() {
+			if !seen[imp] {
+				seen[imp] = true
+				stack = append(stack, imp)
+			}
+		}
+	}
+	return false
+}
+
+// IsBinding reports whether the package with this import path is a raw
+// engine binding.
+func (c *Config) IsBinding(importPath string) bool {
+	for _, b := range c.Bindings {
+		if _, ok := Below(importPath, b); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// CLib returns the name of the first engine C library that text mentions,
+// in any letter case, or "": the name at the start of a word, or after -l
+// or lib ("rocksdb_open", "rocksdb/c.h", "-lrocksdb", "librocksdb.so"),
+// not inside another word ("grocksdb").
+func (c *Config) CLib(text string) string {
+	for i, lib := range c.CLibs {
+		if c.clibs[i].MatchString(text) {
+			return lib
+		}
+	}
+	return ""
+}
+
+// Below reports whether import path p is root or lies below it, and
+// returns p relative to root ("" for root itself). It compares whole path
+// elements: telha.dev/core/storagex is not below telha.dev/core/storage.
+func Below(p, root string) (rel string, ok bool) {
+	if p == root {
+		return "", true
+	}
+	rest, ok := strings.CutPrefix(p, root+"/")
+	return rest, ok && rest != ""
+}
+
+// within reports whether the module-relative path rel lies in the tree.
+func within(rel, tree string) bool {
+	if tree == "" {
+		return true
+	}
+	_, ok := Below(rel, tree)
+	return ok
+}
+
+// ignoredDir reports whether a slash-separated relative path has an
+// element that the go command never matches with "./...": testdata, or a
+// name starting with "_" or ".", and vendor, which holds others' code.
+func ignoredDir(rel string) bool {
+	for elem := range strings.SplitSeq(rel, "/") {
+		if elem == "testdata" || elem == "vendor" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// endsWithDir reports whether the slash-separated directory dir ends with
+// the relative directory want, element by element.
+func endsWithDir(dir, want string) bool {
+	rest, ok := strings.CutSuffix(dir, want)
+	return ok && (rest == "" || strings.HasSuffix(rest, "/"))
+}

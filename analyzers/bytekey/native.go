@@ -1,0 +1,16 @@
+package bytekey
+
+import (
+	"telha.dev/analyzers/internal/native"
+	"telha.dev/analyzers/internal/rule"
+)
+
+// runNative reports the //go:linkname directives that reach into the
+// authority: they bypass both its exported API and the type system.
+func runNative(p *rule.Pass) {
+	for _, link := range native.Linknames(p.TypesInfo, p.Files) {
+		if p.Config.InTree(link.Pkg) {
+			p.ReportRangef(rule.At(link.Pos), "%s reaches into the key authority from outside it; %s", link.What(), advice)
+		}
+	}
+}

@@ -1,1 +1,0 @@
-../../../testdata/src/github.com

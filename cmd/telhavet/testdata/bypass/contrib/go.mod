@@ -1,0 +1,3 @@
+module telha.dev/core/storage/contrib
+
+go 1.26.0

@@ -1,0 +1,16 @@
+// Package facades imports the authority's facades, which exist for other
+// packages.
+package facades
+
+import (
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/jobqueue" // bypass
+	"telha.dev/core/storage/system/models"   // bypass
+)
+
+// Sweep reads every tenant's leased jobs.
+func Sweep(e storage.Engine) (int, error) {
+	jobs, err := jobqueue.SweepLeases(e, func([]byte) (bool, error) { return true, nil })
+	_ = models.MetricCosine
+	return len(jobs), err
+}

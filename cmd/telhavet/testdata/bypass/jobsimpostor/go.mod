@@ -1,0 +1,3 @@
+module telha.dev/jobs/impostor
+
+go 1.26.0

@@ -1,0 +1,3 @@
+module telha.dev/core/storagex
+
+go 1.26.0
