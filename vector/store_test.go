@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/core/storage/system/models"
-	"telha.dev/vector/internal/testengine"
 )
 
 func mustRegister(t testing.TB, s *Store, name string, dim int, m Metric) Model {
@@ -24,10 +25,11 @@ func mustRegister(t testing.TB, s *Store, name string, dim int, m Metric) Model 
 }
 
 func TestPutGetAsOf(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "m", 2, L2)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		node := uuid.New()
 		// valid 10 at tx 100: {1,1}; valid 20 at tx 110: {2,2};
 		// correction of valid 10 at tx 120: {3,3}; tombstone from valid 30 at tx 130.
@@ -76,10 +78,11 @@ func TestPutGetAsOf(t *testing.T) {
 }
 
 func TestPutErrors(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "cos", 3, Cosine)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		nan := float32(math.NaN())
 		inf := float32(math.Inf(1))
 		tests := []struct {
@@ -137,10 +140,11 @@ func TestPutErrors(t *testing.T) {
 // TestTenantIsolation: three tenants write the same node ids under one
 // global model; each sees only its own vectors, by Get and by Search.
 func TestTenantIsolation(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "shared", 2, L2)
-		scopes := []storage.TenantScope{testengine.Scope(t), testengine.Scope(t), testengine.Scope(t)}
+		scopes := []storage.TenantScope{storagetest.TenantScope(t), storagetest.TenantScope(t), storagetest.TenantScope(t)}
 		nodes := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
 		for ti, scope := range scopes {
 			for ni, node := range nodes {
@@ -187,10 +191,11 @@ func TestTenantIsolation(t *testing.T) {
 // is refused instead, and everything keeps working; a metric change is
 // allowed.
 func TestRedefineModelInUse(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "m", 2, L2)
-		scope, other := testengine.Scope(t), testengine.Scope(t)
+		scope, other := storagetest.TenantScope(t), storagetest.TenantScope(t)
 		old := uuid.New()
 		if err := s.Put(scope, old, "m", 1, 10, []float32{1, 1}); err != nil {
 			t.Fatal(err)
@@ -224,12 +229,13 @@ func TestRedefineModelInUse(t *testing.T) {
 // a redefinition of its dimension: either the redefinition is refused, or
 // no vector of the old dimension was written after it.
 func TestRedefineRacesWithPut(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		for round := range 20 {
 			name := fmt.Sprintf("race-%d", round)
 			mustRegister(t, s, name, 2, L2)
-			scope := testengine.Scope(t)
+			scope := storagetest.TenantScope(t)
 			var wg sync.WaitGroup
 			for range 4 {
 				wg.Go(func() {
@@ -290,11 +296,12 @@ func (r *recorder) WriteDurable(b *storage.Batch) error {
 // tombstone is written with WriteDurable, never under the engine's relaxed
 // sync policy.
 func TestDeleteIsDurable(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		rec := &recorder{Engine: e}
 		s := New(rec)
 		mustRegister(t, s, "m", 2, L2)
-		scope, node := testengine.Scope(t), uuid.New()
+		scope, node := storagetest.TenantScope(t), uuid.New()
 		if err := s.Put(scope, node, "m", 1, 10, []float32{1, 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +319,8 @@ func TestDeleteIsDurable(t *testing.T) {
 }
 
 func TestRegistryThroughStore(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		m := mustRegister(t, s, "a", 4, Dot)
 		if _, err := s.RegisterModel("a", 5, Dot, 2); !errors.Is(err, models.ErrModelConflict) {
@@ -338,3 +346,36 @@ func TestRegistryThroughStore(t *testing.T) {
 
 // zeroScope is the zero TenantScope, which is not a scope.
 var zeroScope storage.TenantScope
+
+// TestStagedUnderOutdatedDefinition: Stage trusts the caller's model, so a
+// caller holding an outdated definition stores a row of another dimension.
+// That row becomes its node's latest version, which searches at the
+// registered dimension pass over: by every method alike.
+func TestStagedUnderOutdatedDefinition(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		s := New(env.Engine)
+		m := mustRegister(t, s, "m", 2, L2)
+		scope := storagetest.TenantScope(t)
+		kept, shadowed := uuid.New(), uuid.New()
+		for _, id := range []uuid.UUID{kept, shadowed} {
+			if err := s.Put(scope, id, "m", 1, 10, []float32{1, 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		outdated := m
+		outdated.Dimension = 3
+		var b storage.Batch
+		if err := s.Stage(&b, scope, outdated, shadowed, 2, 20, []float32{1, 1, 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, method := range []Method{FromStore, Exact, Approximate} {
+			hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{0, 0}, K: 5, At: Latest, Method: method})
+			if err != nil || len(hits) != 1 || hits[0].Node != kept {
+				t.Errorf("%s search: %v, %v; want only %s", methodName(method), hits, err, kept)
+			}
+		}
+	})
+}

@@ -8,16 +8,16 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/vector/internal/testengine"
 )
 
 // TestIndexHostileInput: an index without an engine, a nil reader, and a
 // call whose before and after versions are of different nodes fail with
 // typed errors and stage nothing.
 func TestIndexHostileInput(t *testing.T) {
-	e := testengine.Open(t, "memory")
-	scope := testengine.Scope(t)
+	e := storage.NewMemoryEngine()
+	scope := storagetest.TenantScope(t)
 	a := &temporal.Version{ID: uuid.New(), Labels: []string{"L"}, Props: temporal.Properties{"p": temporal.Int(1)}}
 	b := &temporal.Version{ID: uuid.New(), Labels: []string{"L"}}
 	var batch storage.Batch
@@ -46,9 +46,10 @@ func TestIndexHostileInput(t *testing.T) {
 // 32-bit range refuses a new node with ErrRowsExhausted rather than wrap
 // around and reuse row 0; the write fails as a whole.
 func TestRowIDsExhausted(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{})
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		if err := e.Put(storage.BitmapAllocKey(scope, storage.HashLabel("L")), encodeAlloc(math.MaxUint32-1)); err != nil {
 			t.Fatal(err)
 		}

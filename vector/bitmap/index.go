@@ -8,6 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
 )
@@ -45,12 +46,14 @@ var (
 )
 
 // Index is the bitmap predicate index on one engine. Register it on the
-// temporal store (temporal.Options.Indexers or Store.RegisterIndexer); it
-// holds no state between calls, and the store's write lock serialises its
-// writes.
+// temporal store (temporal.Options.Indexers or Store.RegisterIndexer); the
+// store's write lock serialises its writes. Between calls it keeps only a
+// cache of the logical ids of row ids (see rowCache), which a tenant wipe
+// through storage.WipeTenant on the same engine value clears.
 type Index struct {
 	eng      storage.Engine
 	capacity uint32
+	rows     rowCache
 }
 
 // New returns an index over eng.
@@ -58,8 +61,13 @@ func New(eng storage.Engine, opts Options) *Index {
 	if opts.DistinctCap == 0 {
 		opts.DistinctCap = DefaultDistinctCap
 	}
-	return &Index{eng: eng, capacity: min(opts.DistinctCap, Overflow-1)}
+	ix := &Index{eng: eng, capacity: min(opts.DistinctCap, Overflow-1)}
+	storage.OnWipe(eng, ix, (*Index).forget)
+	return ix
 }
+
+// forget drops what the index caches of a wiped tenant.
+func (ix *Index) forget(scope storage.TenantScope) { ix.rows.forget(scope) }
 
 var _ temporal.Indexer = (*Index)(nil)
 
