@@ -360,7 +360,21 @@ func TestIndexMatchesStore(t *testing.T) {
 					_ = s.Close()
 				}
 			}()
-			rt.Repeat(rapid.StateMachineActions(m))
+			// The actions are listed here: rapid.StateMachineActions finds
+			// them by reflection over a machine that holds an engine, which
+			// the gate refuses outside the key authority.
+			rt.Repeat(map[string]func(*rapid.T){
+				"Put":         m.Put,
+				"Delete":      m.Delete,
+				"Stage":       m.Stage,
+				"WriteStaged": m.WriteStaged,
+				"EraseRow":    m.EraseRow,
+				"Wipe":        m.Wipe,
+				"Redefine":    m.Redefine,
+				"Reopen":      m.Reopen,
+				"Search":      m.Search,
+				"":            m.Check,
+			})
 		})
 	})
 }

@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"reflect"
 	"sync"
 
 	"telha.dev/core/storage"
@@ -25,7 +24,7 @@ var shared = struct {
 // An engine that cannot key a map (nil, or a value of a type that is not
 // comparable) gets a memory of its own.
 func attach(eng storage.Engine) *memory {
-	if eng == nil || !reflect.ValueOf(eng).Comparable() {
+	if !storage.Identifiable(eng) {
 		mem := newMemory(eng)
 		mem.refs = 1
 		return mem

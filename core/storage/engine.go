@@ -1,6 +1,9 @@
 package storage
 
-import "iter"
+import (
+	"iter"
+	"reflect"
+)
 
 // KV is one row yielded by a scan. Both slices are owned by the caller: the
 // engine copies them out of its own memory, so they stay valid after the
@@ -80,6 +83,16 @@ type Engine interface {
 	// Close releases the engine and ends its open snapshots, whose reads then
 	// return ErrClosed. Later calls, Close included, return ErrClosed.
 	Close() error
+}
+
+// Identifiable reports whether e is an engine value that can key a map or
+// be compared with ==: non-nil, and of a comparable dynamic type (every
+// pointer is). A registry of per-engine state (OnWipe's listeners, a
+// subsystem's caches shared by its handles on one engine) keys by engine
+// only when this holds, since comparing two values of one uncomparable
+// type panics.
+func Identifiable(e Engine) bool {
+	return e != nil && reflect.ValueOf(e).Comparable()
 }
 
 // Snapshot is a consistent read-only view of an engine.

@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"sync"
 	"weak"
@@ -58,7 +57,7 @@ func WipeTenant(e Engine, scope TenantScope) error {
 	if scope.IsZero() {
 		return fmt.Errorf("wipe tenant: %w", ErrNilScope)
 	}
-	if !identifiable(e) {
+	if !Identifiable(e) {
 		return fmt.Errorf("wipe tenant %s: %w", scope, ErrWipeUnsupported)
 	}
 	err := deleteTenant(e, scope)
@@ -95,7 +94,7 @@ func deleteTenant(e Engine, scope TenantScope) error {
 // engine WipeTenant refuses (ErrWipeUnsupported), registers nothing.
 // cancel may be called any number of times.
 func OnWipe[T any](e Engine, owner *T, fn func(owner *T, scope TenantScope)) (cancel func()) {
-	if owner == nil || fn == nil || !identifiable(e) {
+	if owner == nil || fn == nil || !Identifiable(e) {
 		return func() {}
 	}
 	ref := weak.Make(owner)
@@ -113,12 +112,6 @@ func OnWipe[T any](e Engine, owner *T, fn func(owner *T, scope TenantScope)) (ca
 			wipes.remove(e, l)
 		})
 	}
-}
-
-// identifiable reports whether e can key the listener registry: a non-nil
-// engine whose dynamic value is comparable (every pointer is).
-func identifiable(e Engine) bool {
-	return e != nil && reflect.ValueOf(e).Comparable()
 }
 
 // wipeListener is one registration; its address is its identity.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
@@ -150,7 +149,7 @@ func (ix *Index) ids(r storage.Reader, scope storage.TenantScope, label storage.
 // reads the snapshot's id map rows, since the cache follows the engine's
 // present, which an old snapshot may predate (a wipe restarts row ids).
 func (ix *Index) resolve(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, rows []uint32, out []uuid.UUID) error {
-	if e, ok := r.(storage.Engine); ok && ix.eng != nil && reflect.TypeOf(e).Comparable() && e == ix.eng {
+	if e, ok := r.(storage.Engine); ok && ix.eng != nil && storage.Identifiable(e) && e == ix.eng {
 		return ix.rows.of(scope, label).resolve(r, scope, label, rows, out)
 	}
 	for i, row := range rows {
