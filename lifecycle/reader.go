@@ -6,9 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
-
-	"lukechampine.com/blake3"
 
 	"telha.dev/core/storage"
 )
@@ -20,7 +19,7 @@ import (
 // short file costs nothing.
 type exportReader struct {
 	in     *bufio.Reader
-	sum    *blake3.Hasher
+	sum    hash.Hash
 	n      int64 // bytes consumed
 	header Header
 	rows   []uint64 // per family of the header
@@ -31,7 +30,7 @@ type exportReader struct {
 
 // newExportReader reads and checks the header of the export in r.
 func newExportReader(r io.Reader) (*exportReader, error) {
-	x := &exportReader{in: bufio.NewReaderSize(r, 1<<20), sum: blake3.New(checksumLen, nil)}
+	x := &exportReader{in: bufio.NewReaderSize(r, 64<<10), sum: newSum()}
 	h, err := readHeader(x)
 	if err != nil {
 		return nil, err
