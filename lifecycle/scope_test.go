@@ -52,7 +52,7 @@ func TestProvisionAndLookup(t *testing.T) {
 			}
 		}
 		other := FormatScope(scopeN(t, 2))
-		got, ok, err = Lookup(e, other)
+		got, ok, err := Lookup(e, other)
 		if err != nil || ok || FormatScope(got.Scope) != other {
 			t.Fatalf("look up an unregistered scope = %+v, %v, %v; want the scope, not ok", got, ok, err)
 		}
