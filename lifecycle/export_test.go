@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
@@ -143,4 +144,32 @@ func TestExportUnregistered(t *testing.T) {
 			t.Fatalf("header %+v, %v; want scope %s and no name", x, err, a)
 		}
 	})
+}
+
+// Long work reports progress: now and then, and once at the end of each
+// phase with the whole count.
+func TestProgress(t *testing.T) {
+	a, b := scopeN(t, 1), scopeN(t, 2)
+	e := storage.NewMemoryEngine()
+	defer e.Close()
+	provision(t, e, a, "acme")
+	provision(t, e, b, "copy")
+	fill(t, e, a, 600, 0) // 9000 rows
+	var calls []string
+	var last uint64
+	opt := Options{ProgressEvery: time.Nanosecond, Progress: func(phase string, rows uint64, _ int64) {
+		calls = append(calls, phase)
+		last = rows
+	}}
+	var buf bytes.Buffer
+	if _, err := Export(e, a, &buf, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Import(e, b, bytes.NewReader(buf.Bytes()), opt); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"export", "export", "export", "verify", "verify", "verify", "import", "import", "import"}
+	if !slices.Equal(calls, want) || last != 9000 {
+		t.Fatalf("progress calls %v, last count %d; want %v and 9000", calls, last, want)
+	}
 }

@@ -38,44 +38,70 @@ func FormatScope(scope storage.TenantScope) string {
 	return scope.Tenant().String() + ":" + scope.Organization().String()
 }
 
-// Provision registers a new active tenant (tenants.Provision): the scope
-// as "TENANT:ORG" and a display name.
-func Provision(e storage.Engine, scope, name string) (tenants.Tenant, error) {
-	s, err := ParseScope(scope)
-	if err != nil {
-		return tenants.Tenant{}, fmt.Errorf("provision: %w", err)
+// The registry's types and errors, for the lifecycle's callers: the
+// registry's facade is the lifecycle's alone.
+type (
+	// Tenant is one tenant of the registry.
+	Tenant = tenants.Tenant
+	// State is where a tenant is in its life.
+	State = tenants.State
+)
+
+// The states.
+const (
+	Active  = tenants.Active
+	Erasing = tenants.Erasing
+	Erased  = tenants.Erased
+)
+
+// The registry's errors.
+var (
+	ErrNilScope        = tenants.ErrNilScope
+	ErrExists          = tenants.ErrExists
+	ErrNameTaken       = tenants.ErrNameTaken
+	ErrInvalidName     = tenants.ErrInvalidName
+	ErrUnknownTenant   = tenants.ErrUnknownTenant
+	ErrBadTransition   = tenants.ErrBadTransition
+	ErrCorruptRegistry = tenants.ErrCorrupt
+)
+
+// Provision registers a new active tenant with a display name
+// (tenants.Provision) and returns it.
+func Provision(e storage.Engine, scope storage.TenantScope, name string) (Tenant, error) {
+	if err := tenants.Provision(e, scope, name); err != nil {
+		return Tenant{}, err
 	}
-	if err := tenants.Provision(e, s, name); err != nil {
-		return tenants.Tenant{}, err
-	}
-	return tenants.Get(e, s)
+	return tenants.Get(e, scope)
 }
 
+// Get returns the tenant of scope, or ErrUnknownTenant.
+func Get(r storage.Reader, scope storage.TenantScope) (Tenant, error) { return tenants.Get(r, scope) }
+
 // List returns every tenant of the registry, by name.
-func List(r storage.Reader) ([]tenants.Tenant, error) { return tenants.List(r) }
+func List(r storage.Reader) ([]Tenant, error) { return tenants.List(r) }
 
 // Lookup finds a tenant by "TENANT:ORG" or by display name. A scope the
 // registry does not hold is returned with ok false and no error, so that
 // rows written before the registry stay reachable by scope; a name the
 // registry does not hold is an error (ErrBadScope and
 // tenants.ErrUnknownTenant).
-func Lookup(r storage.Reader, arg string) (t tenants.Tenant, ok bool, err error) {
+func Lookup(r storage.Reader, arg string) (t Tenant, ok bool, err error) {
 	if !strings.Contains(arg, ":") {
 		t, err := tenants.ByName(r, arg)
 		if err != nil {
-			return tenants.Tenant{}, false, fmt.Errorf("look up %q: %w: %w", arg, ErrBadScope, err)
+			return Tenant{}, false, fmt.Errorf("look up %q: %w: %w", arg, ErrBadScope, err)
 		}
 		return t, true, nil
 	}
 	s, err := ParseScope(arg)
 	if err != nil {
-		return tenants.Tenant{}, false, err
+		return Tenant{}, false, err
 	}
 	switch t, err := tenants.Get(r, s); {
 	case errors.Is(err, tenants.ErrUnknownTenant):
-		return tenants.Tenant{Scope: s}, false, nil
+		return Tenant{Scope: s}, false, nil
 	case err != nil:
-		return tenants.Tenant{}, false, err
+		return Tenant{}, false, err
 	default:
 		return t, true, nil
 	}
