@@ -22,7 +22,7 @@ const (
 // benchEngines are the engines the benchmarks run on.
 func benchEngines(b *testing.B) map[string]func() storage.Engine {
 	return map[string]func() storage.Engine{
-		"memory":  func() storage.Engine { return storage.NewMemoryEngine() },
+		"memory": func() storage.Engine { return storage.NewMemoryEngine() },
 		"rocksdb": func() storage.Engine {
 			// The defaults an operator's store runs with, not the test
 			// matrix's small memtables.

@@ -26,6 +26,7 @@ type exportReader struct {
 	fam    int      // the index in header.Families of the last row's family
 	last   []byte   // the last row's key
 	done   bool
+	one    [1]byte // ReadByte's scratch, so that summing a byte does not allocate
 }
 
 // newExportReader reads and checks the header of the export in r.
@@ -51,7 +52,8 @@ func (x *exportReader) Read(b []byte) (int, error) {
 func (x *exportReader) ReadByte() (byte, error) {
 	c, err := x.in.ReadByte()
 	if err == nil {
-		_, _ = x.sum.Write([]byte{c})
+		x.one[0] = c
+		_, _ = x.sum.Write(x.one[:])
 		x.n++
 	}
 	return c, err
