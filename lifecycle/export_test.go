@@ -89,6 +89,9 @@ func TestImportUnderAnotherScope(t *testing.T) {
 	})
 }
 
+// zeroScope is the zero TenantScope, which is no scope.
+var zeroScope storage.TenantScope
+
 func TestImportRefusesTarget(t *testing.T) {
 	a, b := scopeN(t, 1), scopeN(t, 2)
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
@@ -102,7 +105,7 @@ func TestImportRefusesTarget(t *testing.T) {
 			to    storage.TenantScope
 			want  error
 		}{
-			{"zero scope", nil, storage.TenantScope{}, tenants.ErrNilScope},
+			{"zero scope", nil, zeroScope, tenants.ErrNilScope},
 			{"not provisioned", nil, b, tenants.ErrUnknownTenant},
 			{"not empty", nil, a, ErrTargetNotEmpty},
 			{"erasing", func() {
@@ -124,7 +127,7 @@ func TestImportRefusesTarget(t *testing.T) {
 		if _, err := Export(e, b, &bytes.Buffer{}, Options{}); !errors.Is(err, ErrNotActive) {
 			t.Fatalf("export of an erasing tenant = %v, want ErrNotActive", err)
 		}
-		if _, err := Export(e, storage.TenantScope{}, &bytes.Buffer{}, Options{}); !errors.Is(err, tenants.ErrNilScope) {
+		if _, err := Export(e, zeroScope, &bytes.Buffer{}, Options{}); !errors.Is(err, tenants.ErrNilScope) {
 			t.Fatalf("export of the zero scope = %v, want ErrNilScope", err)
 		}
 		if _, err := Import(nil, a, bytes.NewReader(file), Options{}); !errors.Is(err, tenants.ErrNoEngine) {

@@ -13,22 +13,21 @@ import (
 
 // ParseScope parses "TENANT:ORG", two UUIDs, into a tenant scope. A nil
 // UUID is refused (storage.ErrNilScope): no tenant has it.
-func ParseScope(s string) (storage.TenantScope, error) {
+func ParseScope(s string) (scope storage.TenantScope, err error) {
 	tenant, org, ok := strings.Cut(s, ":")
 	if !ok {
-		return storage.TenantScope{}, fmt.Errorf("scope %q: want TENANT:ORG, two UUIDs: %w", s, ErrBadScope)
+		return scope, fmt.Errorf("scope %q: want TENANT:ORG, two UUIDs: %w", s, ErrBadScope)
 	}
 	t, err := uuid.Parse(tenant)
 	if err != nil {
-		return storage.TenantScope{}, fmt.Errorf("scope %q: tenant: %w: %w", s, ErrBadScope, err)
+		return scope, fmt.Errorf("scope %q: tenant: %w: %w", s, ErrBadScope, err)
 	}
 	o, err := uuid.Parse(org)
 	if err != nil {
-		return storage.TenantScope{}, fmt.Errorf("scope %q: organization: %w: %w", s, ErrBadScope, err)
+		return scope, fmt.Errorf("scope %q: organization: %w: %w", s, ErrBadScope, err)
 	}
-	scope, err := storage.NewTenantScope(t, o)
-	if err != nil {
-		return storage.TenantScope{}, fmt.Errorf("scope %q: %w: %w", s, ErrBadScope, err)
+	if scope, err = storage.NewTenantScope(t, o); err != nil {
+		return scope, fmt.Errorf("scope %q: %w: %w", s, ErrBadScope, err)
 	}
 	return scope, nil
 }
