@@ -35,6 +35,16 @@ func benchEngines(b *testing.B) map[string]func() storage.Engine {
 	}
 }
 
+// benchTenant opens an engine, closed when b ends, holding one tenant.
+func benchTenant(b *testing.B, open func() storage.Engine) (storage.Engine, storage.TenantScope) {
+	e := open()
+	b.Cleanup(func() { _ = e.Close() })
+	a := scopeN(b, 1)
+	provision(b, e, a, "bench")
+	fill(b, e, a, benchEntities, benchValueLen)
+	return e, a
+}
+
 // report sets the figures of one run: MB/s from the file's bytes, and
 // rows/s.
 func report(b *testing.B, st Stats) {
@@ -45,11 +55,7 @@ func report(b *testing.B, st Stats) {
 func BenchmarkExport(b *testing.B) {
 	for name, open := range benchEngines(b) {
 		b.Run(name, func(b *testing.B) {
-			e := open()
-			defer e.Close()
-			a := scopeN(b, 1)
-			provision(b, e, a, "bench")
-			fill(b, e, a, benchEntities, benchValueLen)
+			e, a := benchTenant(b, open)
 			var st Stats
 			for b.Loop() {
 				var err error
@@ -67,11 +73,7 @@ func BenchmarkExport(b *testing.B) {
 func BenchmarkImport(b *testing.B) {
 	for name, open := range benchEngines(b) {
 		b.Run(name, func(b *testing.B) {
-			e := open()
-			defer e.Close()
-			a := scopeN(b, 1)
-			provision(b, e, a, "bench")
-			fill(b, e, a, benchEntities, benchValueLen)
+			e, a := benchTenant(b, open)
 			var buf bytes.Buffer
 			if _, err := Export(e, a, &buf, Options{}); err != nil {
 				b.Fatal(err)

@@ -104,3 +104,15 @@ func export(t testing.TB, e storage.Engine, scope storage.TenantScope) []byte {
 	}
 	return buf.Bytes()
 }
+
+// memoryTenant returns a memory engine, closed when t ends, holding tenant
+// scopeN(1) provisioned as name with n entities, and the tenant's export.
+func memoryTenant(t testing.TB, name string, n int) (storage.Engine, storage.TenantScope, []byte) {
+	t.Helper()
+	e := storage.NewMemoryEngine()
+	t.Cleanup(func() { _ = e.Close() })
+	a := scopeN(t, 1)
+	provision(t, e, a, name)
+	fill(t, e, a, n, 0)
+	return e, a, export(t, e, a)
+}

@@ -147,12 +147,7 @@ func assertEmpty(t *testing.T, r storage.Reader, scope storage.TenantScope) {
 // refused with a typed error by the checking pass, which runs before
 // anything is written.
 func TestImportRefusesEveryCutAndFlip(t *testing.T) {
-	a := scopeN(t, 1)
-	e := storage.NewMemoryEngine()
-	defer e.Close()
-	provision(t, e, a, "acme")
-	fill(t, e, a, 1, 0)
-	file := export(t, e, a)
+	_, a, file := memoryTenant(t, "acme", 1)
 	check := func(what string, f []byte) {
 		_, err := readExport(bytes.NewReader(f), a, Options{}.ticker("verify"), nil)
 		if !errors.Is(err, ErrCorruptFile) && !errors.Is(err, ErrNotExport) && !errors.Is(err, ErrVersion) {
@@ -251,12 +246,7 @@ func TestImportUndoesPartialWrite(t *testing.T) {
 // A reader that fails mid-file is an I/O error, not a panic, and nothing
 // is written.
 func TestImportReadError(t *testing.T) {
-	a := scopeN(t, 1)
-	e := storage.NewMemoryEngine()
-	defer e.Close()
-	provision(t, e, a, "acme")
-	fill(t, e, a, 5, 0)
-	file := export(t, e, a)
+	e, _, file := memoryTenant(t, "acme", 5)
 	b := scopeN(t, 2)
 	provision(t, e, b, "target")
 	r := io.MultiReader(bytes.NewReader(file[:100]), errReader{})

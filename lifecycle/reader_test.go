@@ -13,12 +13,8 @@ import (
 
 // seedExport is a small valid export with rows of every family.
 func seedExport(t testing.TB) []byte {
-	e := storage.NewMemoryEngine()
-	defer e.Close()
-	a := scopeN(t, 1)
-	provision(t, e, a, "seed")
-	fill(t, e, a, 1, 0)
-	return export(t, e, a)
+	_, _, file := memoryTenant(t, "seed", 1)
+	return file
 }
 
 // FuzzReadExport checks that the export reader never panics, refuses bad
