@@ -173,10 +173,11 @@ func lookupTenant(cmd string, r storage.Reader, arg string) (lifecycle.Tenant, b
 }
 
 // progress returns the Options that print a progress line on stderr
-// during long work.
-func progress(cmd string, stderr io.Writer) lifecycle.Options {
+// during long work, and one at the end of each phase: "telha: tenant
+// verify: 1200000 rows, 310.2 MB".
+func progress(stderr io.Writer) lifecycle.Options {
 	return lifecycle.Options{Progress: func(phase string, rows uint64, bytes int64) {
-		fmt.Fprintf(stderr, "telha: %s: %s: %d rows, %.1f MB\n", cmd, phase, rows, float64(bytes)/1e6)
+		fmt.Fprintf(stderr, "telha: tenant %s: %d rows, %.1f MB\n", phase, rows, float64(bytes)/1e6)
 	}}
 }
 
@@ -209,7 +210,7 @@ func tenantExport(args []string, stdout, stderr io.Writer) error {
 		return usagef("tenant export: %v", err)
 	}
 	defer os.Remove(tmp.Name())
-	st, err := lifecycle.Export(e, t.Scope, tmp, progress("tenant export", stderr))
+	st, err := lifecycle.Export(e, t.Scope, tmp, progress(stderr))
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -250,7 +251,7 @@ func tenantImport(args []string, stdout, stderr io.Writer) error {
 		return usagef("tenant import: %s is not provisioned in %s; run `telha tenant provision -data %s -scope %s -name NAME` first",
 			*f.scope, *f.data, *f.data, *f.scope)
 	}
-	st, err := lifecycle.Import(e, t.Scope, file, progress("tenant import", stderr))
+	st, err := lifecycle.Import(e, t.Scope, file, progress(stderr))
 	if err != nil {
 		return tenantError("tenant import", err)
 	}
