@@ -119,3 +119,20 @@ func memoryTenant(t testing.TB, name string, n int) (storage.Engine, storage.Ten
 	fill(t, e, a, n, 0)
 	return e, a, export(t, e, a)
 }
+
+// assertRescoped fails t unless the rows of scope to are exactly the rows
+// of scope from, moved by storage.RescopeRow.
+func assertRescoped(t tb, r storage.Reader, from, to storage.TenantScope) {
+	want, got := rowsOf(t, r, from), rowsOf(t, r, to)
+	for _, cf := range storage.Families() {
+		if len(got[cf]) != len(want[cf]) {
+			t.Fatalf("%s: %d rows imported, %d exported", cf, len(got[cf]), len(want[cf]))
+		}
+		for i, kv := range want[cf] {
+			k, v, err := storage.RescopeRow(from, to, cf, kv.Key, kv.Value)
+			if err != nil || !bytes.Equal(got[cf][i].Key, k.Bytes()) || !bytes.Equal(got[cf][i].Value, v) {
+				t.Fatalf("%s row %d: %x=%x, want %s=%x (%v)", cf, i, got[cf][i].Key, got[cf][i].Value, k, v, err)
+			}
+		}
+	}
+}

@@ -76,18 +76,7 @@ func TestPropExportImport(t *testing.T) {
 		if _, err := Import(src, b, bytes.NewReader(first), Options{}); err != nil {
 			t.Fatal(err)
 		}
-		got, want := rowsOf(t, src, b), rowsOf(t, src, a)
-		for _, cf := range storage.Families() {
-			if len(got[cf]) != len(want[cf]) {
-				t.Fatalf("%s: %d rows imported, %d exported", cf, len(got[cf]), len(want[cf]))
-			}
-			for i, kv := range want[cf] {
-				k, v, err := storage.RescopeRow(a, b, cf, kv.Key, kv.Value)
-				if err != nil || !bytes.Equal(got[cf][i].Key, k.Bytes()) || !bytes.Equal(got[cf][i].Value, v) {
-					t.Fatalf("%s row %d: %x=%x, want %s=%x (%v)", cf, i, got[cf][i].Key, got[cf][i].Value, k, v, err)
-				}
-			}
-		}
+		assertRescoped(t, src, a, b)
 		dst := storage.NewMemoryEngine()
 		defer dst.Close()
 		provision(t, dst, a, "back")
