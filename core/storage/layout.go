@@ -222,6 +222,13 @@ var layouts = []Layout{
 		keys: []any{RedactionRecordKey},
 	},
 	{
+		Family: Sources, Shape: "erasure ledger", Scope: SystemRows,
+		Fields: []Field{id("entry_id"), invTime("recorded_at")},
+		Note:   "entry_id is a UUIDv7: entries read in the order they were written; reached only through the erasure ledger facade",
+		keys:   []any{SystemScope.LedgerEntryKey},
+		scans:  []Scan{{0, SystemScope.LedgerEntries}, {1, SystemScope.LedgerEntryHistory}},
+	},
+	{
 		Family: Spans,
 		Fields: []Field{id("source_id"), {Name: "span_start", Kind: FieldUint64}, {Name: "span_end", Kind: FieldUint64}},
 		Note:   "offsets ascending: document order",
