@@ -3,3 +3,16 @@ module telha.dev/lifecycle
 go 1.26.0
 
 replace telha.dev/core => ../core
+
+require (
+	github.com/google/uuid v1.6.0
+	telha.dev/core v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	github.com/linxGnu/grocksdb v1.7.14 // indirect
+	github.com/zeebo/xxh3 v1.1.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	lukechampine.com/blake3 v1.4.1 // indirect
+)
