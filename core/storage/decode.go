@@ -84,7 +84,8 @@ type SpanParts struct {
 	End    uint64
 }
 
-// TraceParts are the components of a traces key.
+// TraceParts are the components of a traces key. Under the system scope
+// Query is the id of a tenant registry row (TenantRecordID).
 type TraceParts struct {
 	Family ColumnFamily
 	Scope  KeyScope
@@ -272,7 +273,7 @@ func DecodeSpan(b []byte) (SpanParts, error) {
 	return SpanParts{Family: Spans, Scope: s, Source: d.uuid(), Start: d.u64(), End: d.u64()}, nil
 }
 
-// DecodeTrace decodes a traces key.
+// DecodeTrace decodes a traces key, tenant or tenant registry.
 func DecodeTrace(b []byte) (TraceParts, error) {
 	d, s, err := newDecoder(Traces, b, TraceKeyLen)
 	if err != nil {

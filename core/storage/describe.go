@@ -143,7 +143,11 @@ func (p SpanParts) String() string {
 }
 
 func (p TraceParts) String() string {
-	return fmt.Sprintf("%s scope=%s query=%s", p.Family, p.Scope, p.Query)
+	what := "query"
+	if p.Scope.IsSystem() {
+		what = "tenant_record"
+	}
+	return fmt.Sprintf("%s scope=%s %s=%s", p.Family, p.Scope, what, p.Query)
 }
 
 func (p JobParts) String() string {

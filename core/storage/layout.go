@@ -241,6 +241,13 @@ var layouts = []Layout{
 		keys:   []any{TraceKey},
 	},
 	{
+		Family: Traces, Shape: "tenant registry", Scope: SystemRows,
+		Fields: []Field{id("record_id")},
+		Note:   `record_id = blake3("telha/tenant/v1" || tenant scope)[:16] (TenantRecordID); reached only through the tenant registry facade`,
+		keys:   []any{SystemScope.TenantRecordKey},
+		scans:  []Scan{{0, SystemScope.TenantRecords}},
+	},
+	{
 		Family: Jobs, Scope: TenantAndSystemRows,
 		Fields: []Field{{Name: "state", Kind: FieldJobState}, {Name: "priority", Kind: FieldUint8},
 			{Name: "created_at", Kind: FieldOrderedTime}, id("job_id")},
