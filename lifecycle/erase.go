@@ -212,12 +212,16 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 // finished.
 func Resume(e storage.Engine, opts EraseOptions) ([]Erasure, error) {
 	var pending []ledger.Entry
+	verified := make(map[storage.TenantScope]bool)
 	for en, err := range ledger.Entries(e) {
 		if err != nil {
 			return nil, fmt.Errorf("resume erasures: %w", err)
 		}
-		if en.Verified.IsZero() {
+		switch {
+		case en.Verified.IsZero():
 			pending = append(pending, en)
+		case en.Kind == ledger.KindTenant:
+			verified[en.Scope] = true
 		}
 	}
 	var out []Erasure
@@ -234,6 +238,13 @@ func Resume(e storage.Engine, opts EraseOptions) ([]Erasure, error) {
 		return out, fmt.Errorf("resume erasures: %w", err)
 	}
 	for _, scope := range erasing {
+		if verified[scope] {
+			// Erased and verified; only the registry's mark was missing.
+			if err := markErased(e, scope); err != nil {
+				return out, fmt.Errorf("resume erasures: %w", err)
+			}
+			continue
+		}
 		opts.progress("resume: erasing tenant %s, marked erasing", scope)
 		er, err := EraseTenant(e, scope, opts)
 		if err != nil {

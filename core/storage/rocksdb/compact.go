@@ -27,8 +27,8 @@ import (
 //     tombstone is dropped with what it covers;
 //  3. the engine waits until RocksDB has deleted every log file that
 //     existed before the flush (but the one it still writes, if the flush
-//     had nothing to write and it holds no row) and every table file that
-//     is no longer live
+//     had nothing to write and it holds no row, and empty ones) and every
+//     table file that is no longer live
 //     (it purges obsolete files in the background, after the flush and
 //     compaction report done), and returns storage.ErrCompactIncomplete
 //     naming the files if that takes longer than compactPurgeTimeout.
@@ -66,11 +66,17 @@ func (e *Engine) CompactRanges(rs []storage.ScanRange) error {
 		return fmt.Errorf("compact %s: list write-ahead logs: %w", e.path, err)
 	}
 	// The newest log is the one RocksDB writes to. If it was there before
-	// the flush, every memtable was empty: it holds no row.
+	// the flush, every memtable was empty: it holds no row. An empty log
+	// (RocksDB keeps the one it recovered from an orderly Close until a
+	// later flush) holds no byte at all.
+	current := uint64(0)
 	if len(after) > 0 {
-		current := after[len(after)-1].number
-		before = slices.DeleteFunc(before, func(l walLog) bool { return l.number >= current })
+		current = after[len(after)-1].number
 	}
+	before = slices.DeleteFunc(before, func(l walLog) bool {
+		fi, err := os.Stat(l.path)
+		return l.number >= current || err == nil && fi.Size() == 0
+	})
 	opts := grocksdb.NewCompactRangeOptions()
 	defer opts.Destroy()
 	opts.SetBottommostLevelCompaction(grocksdb.KForce)
