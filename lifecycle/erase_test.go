@@ -16,10 +16,10 @@ import (
 	"telha.dev/core/storage/system/tenants"
 )
 
-// fill writes rows rows into every family of scope (every key shape of
+// fillMarked writes rows rows into every family of scope (every key shape of
 // the tenant), each value holding marker, and provisions the tenant under
 // name.
-func fill(t testing.TB, e storage.Engine, scope storage.TenantScope, name, marker string, rows int) {
+func fillMarked(t testing.TB, e storage.Engine, scope storage.TenantScope, name, marker string, rows int) {
 	t.Helper()
 	if err := tenants.Provision(e, scope, name); err != nil {
 		t.Fatal(err)
@@ -124,9 +124,10 @@ func TestEraseTenant(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		scopes := storagetest.TenantScopes(t, 3)
 		for i, s := range scopes {
-			fill(t, env.Engine, s, fmt.Sprintf("tenant-%d", i), "MARKER", rowsPerTenant)
+			fillMarked(t, env.Engine, s, fmt.Sprintf("tenant-%d", i), "MARKER", rowsPerTenant)
 		}
 		before := [][]byte{dump(t, env.Engine, scopes[0]), dump(t, env.Engine, scopes[2])}
+		exported := [][]byte{export(t, env.Engine, scopes[0]), export(t, env.Engine, scopes[2])}
 		had := countRows(t, env.Engine, scopes[1])
 		var lines []string
 		er, err := EraseTenant(env.Engine, scopes[1], EraseOptions{Progress: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }})
@@ -141,6 +142,9 @@ func TestEraseTenant(t *testing.T) {
 		for i, s := range []storage.TenantScope{scopes[0], scopes[2]} {
 			if !bytes.Equal(dump(t, env.Engine, s), before[i]) {
 				t.Errorf("tenant %s changed by the erasure of another", s)
+			}
+			if !bytes.Equal(export(t, env.Engine, s), exported[i]) {
+				t.Errorf("the export of tenant %s changed with the erasure of another", s)
 			}
 			if tn, err := tenants.Get(env.Engine, s); err != nil || tn.State != tenants.Active {
 				t.Errorf("registry of another tenant: %+v, %v", tn, err)
@@ -167,8 +171,8 @@ func TestEraseTenantCrashAtEveryStep(t *testing.T) {
 		t.Run(step.String(), func(t *testing.T) {
 			storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 				scopes := storagetest.TenantScopes(t, 2)
-				fill(t, env.Engine, scopes[0], "kept", "KEPT", rowsPerTenant)
-				fill(t, env.Engine, scopes[1], "erased", "ERASED", rowsPerTenant)
+				fillMarked(t, env.Engine, scopes[0], "kept", "KEPT", rowsPerTenant)
+				fillMarked(t, env.Engine, scopes[1], "erased", "ERASED", rowsPerTenant)
 				before := dump(t, env.Engine, scopes[0])
 				had := countRows(t, env.Engine, scopes[1])
 				afterStep = func(s EraseStep) error {

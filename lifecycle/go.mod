@@ -6,6 +6,7 @@ replace telha.dev/core => ../core
 
 require (
 	github.com/google/uuid v1.6.0
+	lukechampine.com/blake3 v1.4.1
 	telha.dev/core v0.0.0-00010101000000-000000000000
 )
 
@@ -14,5 +15,4 @@ require (
 	github.com/linxGnu/grocksdb v1.7.14 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	lukechampine.com/blake3 v1.4.1 // indirect
 )

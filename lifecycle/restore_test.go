@@ -26,8 +26,8 @@ func markerStore(t *testing.T, dir, ckpt string) (e *rocksdb.Engine, kept, erase
 	scopes := storagetest.TenantScopes(t, 2)
 	kept, erased = scopes[0], scopes[1]
 	e = storagetest.OpenRocksDB(t, dir)
-	fill(t, e, kept, "kept", "KEPT", 200)
-	fill(t, e, erased, "erased", erasedMarker, 200)
+	fillMarked(t, e, kept, "kept", "KEPT", 200)
+	fillMarked(t, e, erased, "erased", erasedMarker, 200)
 	mustDo(t, e.Close())
 	e = storagetest.OpenRocksDB(t, dir)
 	// More rows after the reopen: in the log and the memtable only.
