@@ -86,7 +86,8 @@ func Restore(checkpointDir, newDir string, entries []ledger.Entry, opts EraseOpt
 }
 
 // replay replays into e every entry that e's ledger lacks, then compacts
-// what they deleted and marks the erased tenants erased.
+// what they deleted, marks the erased tenants erased, and finishes the
+// erasures the checkpoint caught half done (Resume).
 func replay(e storage.Engine, entries []ledger.Entry, opts EraseOptions) (Restored, error) {
 	var res Restored
 	var ranges []storage.ScanRange
@@ -103,6 +104,19 @@ func replay(e storage.Engine, entries []ledger.Entry, opts EraseOptions) (Restor
 		}
 		rows, n := en.Rows()
 		opts.progress("restore: replaying erasure %s of %s %s (%d rows, %d bytes when erased)", en.ID, en.Kind, en.Scope, rows, n)
+		if en.Kind == ledger.KindEntity {
+			// The rows are deleted by the entry's bounds below; the
+			// subsystems also take the entity out of what they rewrite
+			// rather than delete (the bitmap index's posting lists),
+			// which no bounds describe.
+			var b storage.Batch
+			if err := addEntityErasure(e, &b, en.Scope, en.Entity); err != nil {
+				return res, fmt.Errorf("restore: %w", err)
+			}
+			if err := e.WriteDurable(&b); err != nil {
+				return res, fmt.Errorf("restore: erase entity %s: %w", en.Entity, err)
+			}
+		}
 		if err := ledger.Replay(e, en); err != nil {
 			return res, fmt.Errorf("restore: %w", err)
 		}
@@ -127,6 +141,11 @@ func replay(e storage.Engine, entries []ledger.Entry, opts EraseOptions) (Restor
 				return res, fmt.Errorf("restore: %w", err)
 			}
 		}
+	}
+	// A checkpoint taken during an erasure holds its deletion and an
+	// entry not yet verified: finish it in the copy too.
+	if _, err := Resume(e, opts); err != nil {
+		return res, fmt.Errorf("restore: %w", err)
 	}
 	return res, nil
 }

@@ -191,7 +191,7 @@ var layouts = []Layout{
 		Family: Vectors,
 		Fields: []Field{id("node_logical_id"), hash("embedding_model_id"), invTime("valid_time_start"), invTime("tx_time_start")},
 		keys:   []any{VectorKey},
-		scans:  []Scan{{2, VectorHistory}},
+		scans:  []Scan{{1, NodeVectors}, {2, VectorHistory}},
 	},
 	{
 		Family: Schema,

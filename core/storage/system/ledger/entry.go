@@ -96,6 +96,16 @@ func (en *Entry) Add(r storage.ScanRange, rows, n uint64) {
 	})
 }
 
+// AddKey records the deletion of the one row at k, of n bytes (0 if it
+// was absent): the range [k, k‖0x00), which holds k alone (no byte string
+// lies strictly between k and k‖0x00).
+func (en *Entry) AddKey(k storage.Key, rows, n uint64) {
+	lower := k.Bytes()
+	en.Deletions = append(en.Deletions, Deletion{
+		Family: k.Family(), Lower: lower, Upper: append(bytes.Clone(lower), 0), Rows: rows, Bytes: n,
+	})
+}
+
 // Rows returns the rows of every deletion of the entry.
 func (en *Entry) Rows() (rows, n uint64) {
 	for _, d := range en.Deletions {
