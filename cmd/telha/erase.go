@@ -1,0 +1,224 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/rocksdb"
+	"telha.dev/lifecycle"
+)
+
+const (
+	tenantEraseUsage  = "usage: telha tenant erase -data DIR -scope TENANT:ORG|NAME"
+	tenantVerifyUsage = "usage: telha tenant verify -data DIR -scope TENANT:ORG|NAME"
+	entityEraseUsage  = "usage: telha entity erase -data DIR -scope TENANT:ORG|NAME -id UUID"
+)
+
+// tenantCommands are the subcommands of `telha tenant`.
+var tenantCommands = map[string]func(args []string, stdout io.Writer) error{
+	"erase":  tenantErase,
+	"verify": tenantVerify,
+}
+
+const tenantUsage = "usage: telha tenant erase|verify -data DIR -scope TENANT:ORG|NAME"
+
+// tenant runs `telha tenant SUBCOMMAND`.
+func tenant(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("tenant: missing subcommand (%s)", tenantUsage)
+	}
+	cmd, ok := tenantCommands[args[0]]
+	if !ok {
+		return usagef("tenant: unknown subcommand %q (%s)", args[0], tenantUsage)
+	}
+	return cmd(args[1:], stdout)
+}
+
+// scopeFlags are the flags every erasure command shares: the store and
+// the tenant.
+type scopeFlags struct {
+	fs    *flag.FlagSet
+	data  *string
+	scope *string
+}
+
+func newScopeFlags(name string) scopeFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return scopeFlags{
+		fs:    fs,
+		data:  fs.String("data", "", "directory of the RocksDB store"),
+		scope: fs.String("scope", "", "the tenant: TENANT:ORG (two UUIDs) or its display name"),
+	}
+}
+
+// parse parses args and checks that -data and -scope are set.
+func (f scopeFlags) parse(args []string, usage string, stdout io.Writer) error {
+	if err := parseFlags(f.fs, args, usage, stdout); err != nil {
+		return err
+	}
+	switch {
+	case f.fs.NArg() != 0:
+		return usagef("%s: unexpected argument %q (%s)", f.fs.Name(), f.fs.Arg(0), usage)
+	case *f.data == "":
+		return usagef("%s: missing -data DIR (%s)", f.fs.Name(), usage)
+	case *f.scope == "":
+		return usagef("%s: missing -scope TENANT:ORG (%s)", f.fs.Name(), usage)
+	}
+	return nil
+}
+
+// openStore opens the existing RocksDB store in dir, finishes the
+// erasures a crash interrupted (lifecycle.Resume), and resolves the
+// tenant. A store that does not exist, or a tenant that cannot be
+// resolved, is bad input.
+func openStore(cmd, dir, scopeArg string, stdout io.Writer) (*rocksdb.Engine, storage.TenantScope, string, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, storage.TenantScope{}, "", usagef("%s: no store at %s", cmd, dir)
+	}
+	e, err := rocksdb.Open(rocksdb.Config{Path: dir})
+	switch {
+	case errors.Is(err, rocksdb.ErrBadPath), errors.Is(err, rocksdb.ErrNotExist), errors.Is(err, rocksdb.ErrNotStore):
+		return nil, storage.TenantScope{}, "", usagef("%s: %v", cmd, err)
+	case err != nil:
+		return nil, storage.TenantScope{}, "", fmt.Errorf("%s: %w", cmd, err)
+	}
+	fail := func(err error) (*rocksdb.Engine, storage.TenantScope, string, error) {
+		return nil, storage.TenantScope{}, "", errors.Join(err, e.Close())
+	}
+	if _, err := lifecycle.Resume(e, lifecycle.EraseOptions{Progress: progressTo(stdout)}); err != nil {
+		return fail(fmt.Errorf("%s: %w", cmd, err))
+	}
+	if scopeArg == "" {
+		return e, storage.TenantScope{}, "", nil
+	}
+	t, known, err := lifecycle.Lookup(e, scopeArg)
+	switch {
+	case errors.Is(err, lifecycle.ErrBadScope):
+		return fail(usagef("%s: %v", cmd, err))
+	case err != nil:
+		return fail(fmt.Errorf("%s: %w", cmd, err))
+	}
+	name := "not in the tenant registry"
+	if known {
+		name = fmt.Sprintf("%q, %s", t.Name, t.State)
+		if t.Name == "" {
+			name = t.State.String()
+		}
+	}
+	return e, t.Scope, name, nil
+}
+
+// progressTo prints progress lines on w.
+func progressTo(w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+}
+
+// closeStore closes e, keeping the first error.
+func closeStore(e *rocksdb.Engine, err error) error {
+	if closeErr := e.Close(); err == nil && closeErr != nil {
+		return fmt.Errorf("close the store: %w", closeErr)
+	}
+	return err
+}
+
+// tenantErase erases a tenant physically (lifecycle.EraseTenant).
+func tenantErase(args []string, stdout io.Writer) (err error) {
+	f := newScopeFlags("tenant erase")
+	if err := f.parse(args, tenantEraseUsage, stdout); err != nil {
+		return err
+	}
+	e, scope, name, err := openStore("tenant erase", *f.data, *f.scope, stdout)
+	if err != nil {
+		return err
+	}
+	defer func() { err = closeStore(e, err) }()
+	fmt.Fprintf(stdout, "erasing tenant %s (%s)\n", lifecycle.FormatScope(scope), name)
+	er, err := lifecycle.EraseTenant(e, scope, lifecycle.EraseOptions{Progress: progressTo(stdout)})
+	if err != nil {
+		return err
+	}
+	rows, n := er.Entry.Rows()
+	_, err = fmt.Fprintf(stdout, "erased tenant %s: %d rows, %d bytes; verified %s; ledger entry %s\n",
+		lifecycle.FormatScope(scope), rows, n, er.Entry.Verified.Format("2006-01-02T15:04:05Z"), er.Entry.ID)
+	return err
+}
+
+// errRowsRemain is the failure of a verification that counted rows.
+var errRowsRemain = errors.New("rows remain")
+
+// tenantVerify prints the rows of a tenant per family; it fails unless
+// every count is zero.
+func tenantVerify(args []string, stdout io.Writer) (err error) {
+	f := newScopeFlags("tenant verify")
+	if err := f.parse(args, tenantVerifyUsage, stdout); err != nil {
+		return err
+	}
+	e, scope, name, err := openStore("tenant verify", *f.data, *f.scope, stdout)
+	if err != nil {
+		return err
+	}
+	defer func() { err = closeStore(e, err) }()
+	counts, err := lifecycle.Verify(e, scope)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "tenant %s (%s)\n", lifecycle.FormatScope(scope), name)
+	var rows, n uint64
+	for _, c := range counts {
+		fmt.Fprintf(stdout, "%-17s %10d rows %14d bytes\n", c.Family, c.Rows, c.Bytes)
+		rows += c.Rows
+		n += c.Bytes
+	}
+	if rows != 0 {
+		return fmt.Errorf("tenant verify %s: %d rows (%d bytes) remain: %w", lifecycle.FormatScope(scope), rows, n, errRowsRemain)
+	}
+	_, err = fmt.Fprintln(stdout, "no row remains")
+	return err
+}
+
+// entityErase erases one entity of a tenant physically
+// (lifecycle.EraseEntity).
+func entityErase(args []string, stdout io.Writer) (err error) {
+	f := newScopeFlags("entity erase")
+	id := f.fs.String("id", "", "the entity's id (a UUID)")
+	if err := f.parse(args, entityEraseUsage, stdout); err != nil {
+		return err
+	}
+	entity, perr := uuid.Parse(*id)
+	switch {
+	case *id == "":
+		return usagef("entity erase: missing -id UUID (%s)", entityEraseUsage)
+	case perr != nil || entity == uuid.Nil:
+		return usagef("entity erase: -id %q is not a non-nil UUID", *id)
+	}
+	e, scope, _, err := openStore("entity erase", *f.data, *f.scope, stdout)
+	if err != nil {
+		return err
+	}
+	defer func() { err = closeStore(e, err) }()
+	er, err := lifecycle.EraseEntity(e, scope, entity, lifecycle.EraseOptions{Progress: progressTo(stdout)})
+	if errors.Is(err, lifecycle.ErrNotFound) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	rows, n := er.Entry.Rows()
+	_, err = fmt.Fprintf(stdout, "erased entity %s of tenant %s: %d rows, %d bytes; verified; ledger entry %s\n",
+		entity, lifecycle.FormatScope(scope), rows, n, er.Entry.ID)
+	return err
+}
+
+// entity runs `telha entity SUBCOMMAND`.
+func entity(args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "erase" {
+		return usagef("entity: want the subcommand erase (%s)", entityEraseUsage)
+	}
+	return entityErase(args[1:], stdout)
+}
