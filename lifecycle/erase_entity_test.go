@@ -134,7 +134,7 @@ func TestEraseEntity(t *testing.T) {
 		if _, err := EraseEntity(env.Engine, g.scope, uuid.Nil, EraseOptions{}); !errors.Is(err, ErrNotFound) {
 			t.Errorf("erasing the nil id: %v, want ErrNotFound", err)
 		}
-		if _, err := EraseEntity(env.Engine, storage.TenantScope{}, g.b, EraseOptions{}); !errors.Is(err, storage.ErrNilScope) {
+		if _, err := EraseEntity(env.Engine, zeroScope, g.b, EraseOptions{}); !errors.Is(err, storage.ErrNilScope) {
 			t.Errorf("erasing in the zero scope: %v", err)
 		}
 	})

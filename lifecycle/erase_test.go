@@ -120,6 +120,9 @@ func checkErased(t *testing.T, e storage.Engine, scope storage.TenantScope, want
 
 const rowsPerTenant = 20
 
+// zeroScope is the zero TenantScope, which every operation refuses.
+var zeroScope storage.TenantScope
+
 func TestEraseTenant(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		scopes := storagetest.TenantScopes(t, 3)
@@ -156,7 +159,7 @@ func TestEraseTenant(t *testing.T) {
 		if rows, _ := er.Entry.Rows(); rows != 0 {
 			t.Errorf("a second erasure deleted %d rows", rows)
 		}
-		if _, err := EraseTenant(env.Engine, storage.TenantScope{}, EraseOptions{}); !errors.Is(err, storage.ErrNilScope) {
+		if _, err := EraseTenant(env.Engine, zeroScope, EraseOptions{}); !errors.Is(err, storage.ErrNilScope) {
 			t.Errorf("erasure of the zero scope: %v", err)
 		}
 	})

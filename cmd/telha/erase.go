@@ -77,25 +77,25 @@ func (f scopeFlags) parse(args []string, usage string, stdout io.Writer) error {
 // erasures a crash interrupted (lifecycle.Resume), and resolves the
 // tenant. A store that does not exist, or a tenant that cannot be
 // resolved, is bad input.
-func openStore(cmd, dir, scopeArg string, stdout io.Writer) (*rocksdb.Engine, storage.TenantScope, string, error) {
+func openStore(cmd, dir, scopeArg string, stdout io.Writer) (_ *rocksdb.Engine, scope storage.TenantScope, name string, _ error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, storage.TenantScope{}, "", usagef("%s: no store at %s", cmd, dir)
+		return nil, scope, "", usagef("%s: no store at %s", cmd, dir)
 	}
 	e, err := rocksdb.Open(rocksdb.Config{Path: dir})
 	switch {
 	case errors.Is(err, rocksdb.ErrBadPath), errors.Is(err, rocksdb.ErrNotExist), errors.Is(err, rocksdb.ErrNotStore):
-		return nil, storage.TenantScope{}, "", usagef("%s: %v", cmd, err)
+		return nil, scope, "", usagef("%s: %v", cmd, err)
 	case err != nil:
-		return nil, storage.TenantScope{}, "", fmt.Errorf("%s: %w", cmd, err)
+		return nil, scope, "", fmt.Errorf("%s: %w", cmd, err)
 	}
 	fail := func(err error) (*rocksdb.Engine, storage.TenantScope, string, error) {
-		return nil, storage.TenantScope{}, "", errors.Join(err, e.Close())
+		return nil, scope, "", errors.Join(err, e.Close())
 	}
 	if _, err := lifecycle.Resume(e, lifecycle.EraseOptions{Progress: progressTo(stdout)}); err != nil {
 		return fail(fmt.Errorf("%s: %w", cmd, err))
 	}
 	if scopeArg == "" {
-		return e, storage.TenantScope{}, "", nil
+		return e, scope, "", nil
 	}
 	t, known, err := lifecycle.Lookup(e, scopeArg)
 	switch {
@@ -104,7 +104,7 @@ func openStore(cmd, dir, scopeArg string, stdout io.Writer) (*rocksdb.Engine, st
 	case err != nil:
 		return fail(fmt.Errorf("%s: %w", cmd, err))
 	}
-	name := "not in the tenant registry"
+	name = "not in the tenant registry"
 	if known {
 		name = fmt.Sprintf("%q, %s", t.Name, t.State)
 		if t.Name == "" {
