@@ -54,16 +54,16 @@ func BenchmarkEraseTenant(b *testing.B) {
 	b.ReportMetric(float64(n)/float64(b.N)/1e6, "MB/tenant")
 }
 
-// benchValueLen is the value length of the benchmark's rows: node versions
+// eraseBenchValueLen is the value length of the benchmark's rows: node versions
 // of about a kilobyte, with their index rows and adjacency.
-const benchValueLen = 1024
+const eraseBenchValueLen = 1024
 
 // fillBytes writes rows into scope until their keys and values reach size
 // bytes: a node version with a 1 KiB value, its two index rows, and an
 // adjacency pair per node.
 func fillBytes(tb testing.TB, e storage.Engine, scope storage.TenantScope, size int64) {
 	tb.Helper()
-	value := make([]byte, benchValueLen)
+	value := make([]byte, eraseBenchValueLen)
 	for i := range value {
 		value[i] = byte(i*7 + 3)
 	}
@@ -79,7 +79,7 @@ func fillBytes(tb testing.TB, e storage.Engine, scope storage.TenantScope, size 
 		b.Put(storage.TxTimeIndexKey(scope, ts, ts, id, storage.IndexNode), node.Bytes())
 		b.Put(storage.AdjacencyOutKey(scope, id, 1, ts, ts, to), value[:40])
 		b.Put(storage.AdjacencyInKey(scope, to, 1, ts, ts, id), value[:40])
-		written += int64(storage.VersionKeyLen + benchValueLen + 2*(storage.TemporalIndexKeyLen+storage.VersionKeyLen) + 2*(storage.AdjacencyKeyLen+40))
+		written += int64(storage.VersionKeyLen + eraseBenchValueLen + 2*(storage.TemporalIndexKeyLen+storage.VersionKeyLen) + 2*(storage.AdjacencyKeyLen+40))
 		if b.Len() >= 5000 {
 			if err := e.Write(&b); err != nil {
 				tb.Fatal(err)

@@ -120,9 +120,6 @@ func checkErased(t *testing.T, e storage.Engine, scope storage.TenantScope, want
 
 const rowsPerTenant = 20
 
-// zeroScope is the zero TenantScope, which every operation refuses.
-var zeroScope storage.TenantScope
-
 func TestEraseTenant(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		scopes := storagetest.TenantScopes(t, 3)

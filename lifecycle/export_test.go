@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
@@ -88,6 +89,9 @@ func TestImportUnderAnotherScope(t *testing.T) {
 	})
 }
 
+// zeroScope is the zero TenantScope, which is no scope.
+var zeroScope storage.TenantScope
+
 func TestImportRefusesTarget(t *testing.T) {
 	a, b := scopeN(t, 1), scopeN(t, 2)
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
@@ -101,7 +105,7 @@ func TestImportRefusesTarget(t *testing.T) {
 			to    storage.TenantScope
 			want  error
 		}{
-			{"zero scope", nil, storage.TenantScope{}, tenants.ErrNilScope},
+			{"zero scope", nil, zeroScope, tenants.ErrNilScope},
 			{"not provisioned", nil, b, tenants.ErrUnknownTenant},
 			{"not empty", nil, a, ErrTargetNotEmpty},
 			{"erasing", func() {
@@ -123,7 +127,7 @@ func TestImportRefusesTarget(t *testing.T) {
 		if _, err := Export(e, b, &bytes.Buffer{}, Options{}); !errors.Is(err, ErrNotActive) {
 			t.Fatalf("export of an erasing tenant = %v, want ErrNotActive", err)
 		}
-		if _, err := Export(e, storage.TenantScope{}, &bytes.Buffer{}, Options{}); !errors.Is(err, tenants.ErrNilScope) {
+		if _, err := Export(e, zeroScope, &bytes.Buffer{}, Options{}); !errors.Is(err, tenants.ErrNilScope) {
 			t.Fatalf("export of the zero scope = %v, want ErrNilScope", err)
 		}
 		if _, err := Import(nil, a, bytes.NewReader(file), Options{}); !errors.Is(err, tenants.ErrNoEngine) {
@@ -143,4 +147,32 @@ func TestExportUnregistered(t *testing.T) {
 			t.Fatalf("header %+v, %v; want scope %s and no name", x, err, a)
 		}
 	})
+}
+
+// Long work reports progress: now and then, and once at the end of each
+// phase with the whole count.
+func TestProgress(t *testing.T) {
+	a, b := scopeN(t, 1), scopeN(t, 2)
+	e := storage.NewMemoryEngine()
+	defer e.Close()
+	provision(t, e, a, "acme")
+	provision(t, e, b, "copy")
+	fill(t, e, a, 600, 0) // 9000 rows
+	var calls []string
+	var last uint64
+	opt := Options{ProgressEvery: time.Nanosecond, Progress: func(phase string, rows uint64, _ int64) {
+		calls = append(calls, phase)
+		last = rows
+	}}
+	var buf bytes.Buffer
+	if _, err := Export(e, a, &buf, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Import(e, b, bytes.NewReader(buf.Bytes()), opt); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"export", "export", "export", "verify", "verify", "verify", "import", "import", "import"}
+	if !slices.Equal(calls, want) || last != 9000 {
+		t.Fatalf("progress calls %v, last count %d; want %v and 9000", calls, last, want)
+	}
 }

@@ -12,6 +12,12 @@ import (
 	"telha.dev/core/storage/system/tenants"
 )
 
+// tb is what the fixtures need of a test; testing.TB and *rapid.T have it.
+type tb interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // scopeN returns a distinct tenant scope per n.
 func scopeN(t testing.TB, n byte) storage.TenantScope {
 	t.Helper()
@@ -23,8 +29,7 @@ func scopeN(t testing.TB, n byte) storage.TenantScope {
 }
 
 // provision registers scope under name, failing t on error.
-func provision(t testing.TB, e storage.Engine, scope storage.TenantScope, name string) {
-	t.Helper()
+func provision(t tb, e storage.Engine, scope storage.TenantScope, name string) {
 	if err := tenants.Provision(e, scope, name); err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +86,7 @@ func fill(t testing.TB, e storage.Engine, scope storage.TenantScope, n, valueLen
 }
 
 // rowsOf returns every row of scope, family by family.
-func rowsOf(t testing.TB, r storage.Reader, scope storage.TenantScope) map[storage.ColumnFamily][]storage.KV {
-	t.Helper()
+func rowsOf(t tb, r storage.Reader, scope storage.TenantScope) map[storage.ColumnFamily][]storage.KV {
 	out := map[storage.ColumnFamily][]storage.KV{}
 	for _, cf := range storage.Families() {
 		for kv, err := range r.Scan(storage.TenantAll(scope, cf)) {
@@ -96,11 +100,22 @@ func rowsOf(t testing.TB, r storage.Reader, scope storage.TenantScope) map[stora
 }
 
 // export exports scope of e into memory.
-func export(t testing.TB, e storage.Engine, scope storage.TenantScope) []byte {
-	t.Helper()
+func export(t tb, e storage.Engine, scope storage.TenantScope) []byte {
 	var buf bytes.Buffer
 	if _, err := Export(e, scope, &buf, Options{}); err != nil {
 		t.Fatalf("export %s: %v", scope, err)
 	}
 	return buf.Bytes()
+}
+
+// memoryTenant returns a memory engine, closed when t ends, holding tenant
+// scopeN(1) provisioned as name with n entities, and the tenant's export.
+func memoryTenant(t testing.TB, name string, n int) (storage.Engine, storage.TenantScope, []byte) {
+	t.Helper()
+	e := storage.NewMemoryEngine()
+	t.Cleanup(func() { _ = e.Close() })
+	a := scopeN(t, 1)
+	provision(t, e, a, name)
+	fill(t, e, a, n, 0)
+	return e, a, export(t, e, a)
 }

@@ -1,7 +1,10 @@
 package lifecycle
 
 import (
+	"hash"
 	"slices"
+
+	"lukechampine.com/blake3"
 
 	"telha.dev/core/storage"
 )
@@ -49,3 +52,6 @@ const maxFrameValue = storage.MaxValueLen
 
 // exportFamilies are the families a version-1 export holds: all of them.
 func exportFamilies() []storage.ColumnFamily { return slices.Clone(storage.Families()) }
+
+// newSum returns the hash of the trailer's checksum: blake3-256.
+func newSum() hash.Hash { return blake3.New(checksumLen, nil) }

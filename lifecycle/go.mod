@@ -7,6 +7,7 @@ replace telha.dev/core => ../core
 require (
 	github.com/google/uuid v1.6.0
 	lukechampine.com/blake3 v1.4.1
+	pgregory.net/rapid v1.3.0
 	telha.dev/core v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
 	telha.dev/vector v0.0.0-00010101000000-000000000000

@@ -32,7 +32,8 @@ const (
 	importBatchBytes = 1 << 20
 )
 
-// Import writes the rows of the export read from f into the active,
+// Import writes the rows of the export read from f, from its current
+// offset on, into the active,
 // empty tenant to of e: the tenant it was exported from, or another,
 // under which every key is rescoped by the authority
 // (storage.RescopeRow). The target must be provisioned and active in the
@@ -49,10 +50,14 @@ func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Optio
 	if err := checkTarget(e, to); err != nil {
 		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
 	}
+	start, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
+	}
 	if _, err := readExport(f, to, opt.ticker("verify"), nil); err != nil {
 		return Stats{}, fmt.Errorf("import into %s: verify: %w", to, err)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return Stats{}, fmt.Errorf("import into %s: rewind: %w", to, err)
 	}
 	w := &importWriter{e: e}

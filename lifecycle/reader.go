@@ -6,9 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
-
-	"lukechampine.com/blake3"
 
 	"telha.dev/core/storage"
 )
@@ -20,18 +19,19 @@ import (
 // short file costs nothing.
 type exportReader struct {
 	in     *bufio.Reader
-	sum    *blake3.Hasher
+	sum    hash.Hash
 	n      int64 // bytes consumed
 	header Header
 	rows   []uint64 // per family of the header
 	fam    int      // the index in header.Families of the last row's family
 	last   []byte   // the last row's key
 	done   bool
+	one    [1]byte // ReadByte's scratch, so that summing a byte does not allocate
 }
 
 // newExportReader reads and checks the header of the export in r.
 func newExportReader(r io.Reader) (*exportReader, error) {
-	x := &exportReader{in: bufio.NewReaderSize(r, 1<<20), sum: blake3.New(checksumLen, nil)}
+	x := &exportReader{in: bufio.NewReaderSize(r, 64<<10), sum: newSum()}
 	h, err := readHeader(x)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,8 @@ func (x *exportReader) Read(b []byte) (int, error) {
 func (x *exportReader) ReadByte() (byte, error) {
 	c, err := x.in.ReadByte()
 	if err == nil {
-		_, _ = x.sum.Write([]byte{c})
+		x.one[0] = c
+		_, _ = x.sum.Write(x.one[:])
 		x.n++
 	}
 	return c, err

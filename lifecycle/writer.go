@@ -4,9 +4,8 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"io"
-
-	"lukechampine.com/blake3"
 
 	"telha.dev/core/storage"
 )
@@ -15,7 +14,7 @@ import (
 // summing every byte as it goes.
 type exportWriter struct {
 	out  *bufio.Writer
-	sum  *blake3.Hasher
+	sum  hash.Hash
 	n    int64
 	fams []storage.ColumnFamily
 	rows []uint64 // per family of the header
@@ -23,7 +22,7 @@ type exportWriter struct {
 }
 
 func newExportWriter(w io.Writer, h Header) (*exportWriter, error) {
-	x := &exportWriter{out: bufio.NewWriterSize(w, 1<<20), sum: blake3.New(checksumLen, nil), fams: h.Families, rows: make([]uint64, len(h.Families))}
+	x := &exportWriter{out: bufio.NewWriterSize(w, 256<<10), sum: newSum(), fams: h.Families, rows: make([]uint64, len(h.Families))}
 	return x, x.write(appendHeader(nil, h))
 }
 

@@ -16,7 +16,7 @@ const (
 
 // checkpoint writes a consistent copy of a store (Engine.Checkpoint), for
 // `telha restore -from`.
-func checkpoint(args []string, stdout io.Writer) (err error) {
+func checkpoint(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
 	data := fs.String("data", "", "directory of the RocksDB store")
 	to := fs.String("to", "", "the checkpoint's directory; must not exist")
@@ -32,7 +32,7 @@ func checkpoint(args []string, stdout io.Writer) (err error) {
 	if _, err := os.Lstat(*to); err == nil {
 		return usagef("checkpoint: %s exists", *to)
 	}
-	e, _, _, err := openStore("checkpoint", *data, "", stdout)
+	e, _, _, err := openStore("checkpoint", *data, "", stderr)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func checkpoint(args []string, stdout io.Writer) (err error) {
 // ledgerCommand runs `telha ledger export`: the erasure ledger of a store
 // as a file, kept apart from the store and its backups for `telha restore
 // -ledger`.
-func ledgerCommand(args []string, stdout io.Writer) (err error) {
+func ledgerCommand(args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 || args[0] != "export" {
 		return usagef("ledger: want the subcommand export (%s)", ledgerExportUsage)
 	}
@@ -63,7 +63,7 @@ func ledgerCommand(args []string, stdout io.Writer) (err error) {
 	case *data == "" || *out == "":
 		return usagef("ledger export: -data and -o are both required (%s)", ledgerExportUsage)
 	}
-	e, _, _, err := openStore("ledger export", *data, "", stdout)
+	e, _, _, err := openStore("ledger export", *data, "", stderr)
 	if err != nil {
 		return err
 	}

@@ -20,26 +20,6 @@ const (
 	entityEraseUsage  = "usage: telha entity erase -data DIR -scope TENANT:ORG|NAME -id UUID"
 )
 
-// tenantCommands are the subcommands of `telha tenant`.
-var tenantCommands = map[string]func(args []string, stdout io.Writer) error{
-	"erase":  tenantErase,
-	"verify": tenantVerify,
-}
-
-const tenantUsage = "usage: telha tenant erase|verify -data DIR -scope TENANT:ORG|NAME"
-
-// tenant runs `telha tenant SUBCOMMAND`.
-func tenant(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usagef("tenant: missing subcommand (%s)", tenantUsage)
-	}
-	cmd, ok := tenantCommands[args[0]]
-	if !ok {
-		return usagef("tenant: unknown subcommand %q (%s)", args[0], tenantUsage)
-	}
-	return cmd(args[1:], stdout)
-}
-
 // scopeFlags are the flags every erasure command shares: the store and
 // the tenant.
 type scopeFlags struct {
@@ -77,7 +57,7 @@ func (f scopeFlags) parse(args []string, usage string, stdout io.Writer) error {
 // erasures a crash interrupted (lifecycle.Resume), and resolves the
 // tenant. A store that does not exist, or a tenant that cannot be
 // resolved, is bad input.
-func openStore(cmd, dir, scopeArg string, stdout io.Writer) (_ *rocksdb.Engine, scope storage.TenantScope, name string, _ error) {
+func openStore(cmd, dir, scopeArg string, stderr io.Writer) (_ *rocksdb.Engine, scope storage.TenantScope, name string, _ error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, scope, "", usagef("%s: no store at %s", cmd, dir)
 	}
@@ -91,7 +71,7 @@ func openStore(cmd, dir, scopeArg string, stdout io.Writer) (_ *rocksdb.Engine, 
 	fail := func(err error) (*rocksdb.Engine, storage.TenantScope, string, error) {
 		return nil, scope, "", errors.Join(err, e.Close())
 	}
-	if _, err := lifecycle.Resume(e, lifecycle.EraseOptions{Progress: progressTo(stdout)}); err != nil {
+	if _, err := lifecycle.Resume(e, lifecycle.EraseOptions{Progress: progressTo(cmd, stderr)}); err != nil {
 		return fail(fmt.Errorf("%s: %w", cmd, err))
 	}
 	if scopeArg == "" {
@@ -114,9 +94,9 @@ func openStore(cmd, dir, scopeArg string, stdout io.Writer) (_ *rocksdb.Engine, 
 	return e, t.Scope, name, nil
 }
 
-// progressTo prints progress lines on w.
-func progressTo(w io.Writer) func(string, ...any) {
-	return func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+// progressTo prints the progress lines of cmd on w (stderr).
+func progressTo(cmd string, w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(w, "telha: %s: "+format+"\n", append([]any{cmd}, args...)...) }
 }
 
 // closeStore closes e, keeping the first error.
@@ -128,18 +108,18 @@ func closeStore(e *rocksdb.Engine, err error) error {
 }
 
 // tenantErase erases a tenant physically (lifecycle.EraseTenant).
-func tenantErase(args []string, stdout io.Writer) (err error) {
+func tenantErase(args []string, stdout, stderr io.Writer) (err error) {
 	f := newScopeFlags("tenant erase")
 	if err := f.parse(args, tenantEraseUsage, stdout); err != nil {
 		return err
 	}
-	e, scope, name, err := openStore("tenant erase", *f.data, *f.scope, stdout)
+	e, scope, name, err := openStore("tenant erase", *f.data, *f.scope, stderr)
 	if err != nil {
 		return err
 	}
 	defer func() { err = closeStore(e, err) }()
 	fmt.Fprintf(stdout, "erasing tenant %s (%s)\n", lifecycle.FormatScope(scope), name)
-	er, err := lifecycle.EraseTenant(e, scope, lifecycle.EraseOptions{Progress: progressTo(stdout)})
+	er, err := lifecycle.EraseTenant(e, scope, lifecycle.EraseOptions{Progress: progressTo("tenant erase", stderr)})
 	if err != nil {
 		return err
 	}
@@ -154,12 +134,12 @@ var errRowsRemain = errors.New("rows remain")
 
 // tenantVerify prints the rows of a tenant per family; it fails unless
 // every count is zero.
-func tenantVerify(args []string, stdout io.Writer) (err error) {
+func tenantVerify(args []string, stdout, stderr io.Writer) (err error) {
 	f := newScopeFlags("tenant verify")
 	if err := f.parse(args, tenantVerifyUsage, stdout); err != nil {
 		return err
 	}
-	e, scope, name, err := openStore("tenant verify", *f.data, *f.scope, stdout)
+	e, scope, name, err := openStore("tenant verify", *f.data, *f.scope, stderr)
 	if err != nil {
 		return err
 	}
@@ -184,7 +164,7 @@ func tenantVerify(args []string, stdout io.Writer) (err error) {
 
 // entityErase erases one entity of a tenant physically
 // (lifecycle.EraseEntity).
-func entityErase(args []string, stdout io.Writer) (err error) {
+func entityErase(args []string, stdout, stderr io.Writer) (err error) {
 	f := newScopeFlags("entity erase")
 	id := f.fs.String("id", "", "the entity's id (a UUID)")
 	if err := f.parse(args, entityEraseUsage, stdout); err != nil {
@@ -197,12 +177,12 @@ func entityErase(args []string, stdout io.Writer) (err error) {
 	case perr != nil || entity == uuid.Nil:
 		return usagef("entity erase: -id %q is not a non-nil UUID", *id)
 	}
-	e, scope, _, err := openStore("entity erase", *f.data, *f.scope, stdout)
+	e, scope, _, err := openStore("entity erase", *f.data, *f.scope, stderr)
 	if err != nil {
 		return err
 	}
 	defer func() { err = closeStore(e, err) }()
-	er, err := lifecycle.EraseEntity(e, scope, entity, lifecycle.EraseOptions{Progress: progressTo(stdout)})
+	er, err := lifecycle.EraseEntity(e, scope, entity, lifecycle.EraseOptions{Progress: progressTo("entity erase", stderr)})
 	if errors.Is(err, lifecycle.ErrNotFound) {
 		return usageError{err}
 	}
@@ -216,9 +196,9 @@ func entityErase(args []string, stdout io.Writer) (err error) {
 }
 
 // entity runs `telha entity SUBCOMMAND`.
-func entity(args []string, stdout io.Writer) error {
+func entity(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "erase" {
 		return usagef("entity: want the subcommand erase (%s)", entityEraseUsage)
 	}
-	return entityErase(args[1:], stdout)
+	return entityErase(args[1:], stdout, stderr)
 }

@@ -28,7 +28,7 @@ func erasureStore(t *testing.T) (dir, kept, gone string, node uuid.UUID) {
 	node = uuid.New()
 	for i, s := range scopes {
 		name := []string{"kept", "gone"}[i]
-		if _, err := lifecycle.Provision(e, lifecycle.FormatScope(s), name); err != nil {
+		if _, err := lifecycle.Provision(e, s, name); err != nil {
 			t.Fatal(err)
 		}
 		for j := range 50 {
@@ -47,13 +47,6 @@ func erasureStore(t *testing.T) (dir, kept, gone string, node uuid.UUID) {
 		t.Fatal(err)
 	}
 	return dir, lifecycle.FormatScope(scopes[0]), lifecycle.FormatScope(scopes[1]), node
-}
-
-// telha runs the CLI and returns its exit code, stdout and stderr.
-func telha(args ...string) (int, string, string) {
-	var stdout, stderr bytes.Buffer
-	code := run(args, &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
 }
 
 // hasMarker reports whether any file under dir holds marker.
@@ -94,7 +87,7 @@ func TestEraseCommands(t *testing.T) {
 		{[]string{"tenant", "verify", "-data", restored, "-scope", gone}, exitOK, "no row remains"},
 	}
 	for _, s := range steps {
-		code, stdout, stderr := telha(s.args...)
+		code, stdout, stderr := telha(t, s.args...)
 		if code != s.wantCode || !strings.Contains(stdout, s.wantStdout) {
 			t.Fatalf("telha %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(s.args, " "), code, stdout, stderr, s.wantCode, s.wantStdout)
 		}
@@ -111,11 +104,11 @@ func TestEraseCommands(t *testing.T) {
 
 func TestEntityEraseCommand(t *testing.T) {
 	dir, _, gone, node := erasureStore(t)
-	code, stdout, stderr := telha("entity", "erase", "-data", dir, "-scope", gone, "-id", node.String())
+	code, stdout, stderr := telha(t, "entity", "erase", "-data", dir, "-scope", gone, "-id", node.String())
 	if code != exitOK || !strings.Contains(stdout, "erased entity "+node.String()) {
 		t.Fatalf("entity erase: exit %d, %q, %q", code, stdout, stderr)
 	}
-	code, _, stderr = telha("entity", "erase", "-data", dir, "-scope", gone, "-id", node.String())
+	code, _, stderr = telha(t, "entity", "erase", "-data", dir, "-scope", gone, "-id", node.String())
 	if code != exitUsage || !strings.Contains(stderr, "no such entity") {
 		t.Errorf("entity erase again: exit %d, %q", code, stderr)
 	}
@@ -153,13 +146,13 @@ func TestEraseCommandsRefuseBadInput(t *testing.T) {
 		{[]string{"restore", "-from", missing, "-data", filepath.Join(t.TempDir(), "r"), "-ledger", dir}, "not a directory"},
 	}
 	for _, tt := range tests {
-		code, _, stderr := telha(tt.args...)
+		code, _, stderr := telha(t, tt.args...)
 		if code != exitUsage || !strings.Contains(stderr, tt.wantStderr) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("telha %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(tt.args, " "), code, stderr, tt.wantStderr)
 		}
 	}
 	for _, args := range [][]string{{"tenant", "erase", "-h"}, {"tenant", "verify", "-h"}, {"entity", "erase", "-h"}, {"checkpoint", "-h"}, {"restore", "-h"}, {"ledger", "export", "-h"}} {
-		if code, stdout, _ := telha(args...); code != exitOK || !strings.Contains(stdout, "usage: telha") {
+		if code, stdout, _ := telha(t, args...); code != exitOK || !strings.Contains(stdout, "usage: telha") {
 			t.Errorf("telha %s: exit %d, stdout %q", strings.Join(args, " "), code, stdout)
 		}
 	}

@@ -14,7 +14,7 @@ const restoreUsage = "usage: telha restore -from CKPT -data NEWDIR -ledger DIR_O
 
 // restore restores a checkpoint into a new store, replaying the erasures
 // the checkpoint lacks (lifecycle.Restore).
-func restore(args []string, stdout io.Writer) error {
+func restore(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	from := fs.String("from", "", "the checkpoint directory (telha checkpoint -to)")
 	data := fs.String("data", "", "the new store's directory; must not exist")
@@ -36,7 +36,7 @@ func restore(args []string, stdout io.Writer) error {
 		return usageError{err}
 	}
 	fmt.Fprintf(stdout, "restore: %d erasures in the ledger %s\n", len(entries), *ledgerPath)
-	res, err := lifecycle.Restore(*from, *data, entries, lifecycle.EraseOptions{Progress: progressTo(stdout)})
+	res, err := lifecycle.Restore(*from, *data, entries, lifecycle.EraseOptions{Progress: progressTo("restore", stderr)})
 	if errors.Is(err, lifecycle.ErrRestoreTarget) {
 		return usageError{err}
 	}
