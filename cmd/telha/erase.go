@@ -96,7 +96,9 @@ func openStore(cmd, dir, scopeArg string, stderr io.Writer) (_ *rocksdb.Engine, 
 
 // progressTo prints the progress lines of cmd on w (stderr).
 func progressTo(cmd string, w io.Writer) func(string, ...any) {
-	return func(format string, args ...any) { fmt.Fprintf(w, "telha: %s: "+format+"\n", append([]any{cmd}, args...)...) }
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, "telha: %s: "+format+"\n", append([]any{cmd}, args...)...)
+	}
 }
 
 // closeStore closes e, keeping the first error.
