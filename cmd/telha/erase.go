@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -94,10 +95,15 @@ func openStore(cmd, dir, scopeArg string, stderr io.Writer) (_ *rocksdb.Engine, 
 	return e, t.Scope, name, nil
 }
 
-// progressTo prints the progress lines of cmd on w (stderr).
+// progressTo prints the progress lines of cmd on w (stderr); a line that
+// names cmd already is not prefixed with it again.
 func progressTo(cmd string, w io.Writer) func(string, ...any) {
 	return func(format string, args ...any) {
-		fmt.Fprintf(w, "telha: %s: "+format+"\n", append([]any{cmd}, args...)...)
+		line := fmt.Sprintf(format, args...)
+		if !strings.HasPrefix(line, cmd+":") {
+			line = cmd + ": " + line
+		}
+		fmt.Fprintf(w, "telha: %s\n", line)
 	}
 }
 
