@@ -19,7 +19,9 @@ const tenantUsage = `usage:
   telha tenant provision -data DIR -scope TENANT:ORG -name NAME   register a new tenant (creates the store if missing)
   telha tenant list -data DIR                                      list the tenants of the registry
   telha tenant export -data DIR -scope TENANT:ORG|NAME -o FILE     write a tenant's rows to a new export file
-  telha tenant import -data DIR -scope TENANT:ORG|NAME FILE        read an export into a provisioned, empty tenant`
+  telha tenant import -data DIR -scope TENANT:ORG|NAME FILE        read an export into a provisioned, empty tenant
+  telha tenant erase -data DIR -scope TENANT:ORG|NAME              erase a tenant physically, verified, recorded in the ledger
+  telha tenant verify -data DIR -scope TENANT:ORG|NAME             count a tenant's rows per family; exit 0 only if none`
 
 // tenant runs `telha tenant SUBCOMMAND`. Erasure and verification are
 // added beside these by their own files.
@@ -36,6 +38,10 @@ func tenant(args []string, stdout, stderr io.Writer) error {
 		return tenantExport(args[1:], stdout, stderr)
 	case "import":
 		return tenantImport(args[1:], stdout, stderr)
+	case "erase":
+		return tenantErase(args[1:], stdout, stderr)
+	case "verify":
+		return tenantVerify(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, tenantUsage)
 		return err

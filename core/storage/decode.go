@@ -65,7 +65,8 @@ type SchemaParts struct {
 
 // SourceParts are the components of a sources key. Redaction is set for the
 // reserved slot (redaction records and blocklist rows), where TxStart is
-// meaningless.
+// meaningless. Under the system scope the key is an erasure ledger entry:
+// Source is the entry id, TxStart the time it was recorded.
 type SourceParts struct {
 	Family    ColumnFamily
 	Scope     KeyScope
@@ -252,9 +253,12 @@ func DecodeSource(b []byte) (SourceParts, error) {
 	}
 	p := SourceParts{Family: Sources, Scope: s, Source: d.uuid()}
 	slot := invert(d.u64())
-	if slot == RedactionChunkIndex {
+	switch {
+	case slot == RedactionChunkIndex && s.IsSystem():
+		return SourceParts{}, fmt.Errorf("decode %s key: %w: the reserved slot under the system scope (an erasure ledger entry at MaxTimestamp)", Sources, ErrUnknownKind)
+	case slot == RedactionChunkIndex:
 		p.Redaction = true
-	} else {
+	default:
 		p.TxStart = fromOrdered(slot)
 	}
 	return p, nil

@@ -132,6 +132,9 @@ func (p SourceParts) String() string {
 	if p.Redaction {
 		return fmt.Sprintf("%s scope=%s id=%s slot=redaction (redaction record or blocklist row)", p.Family, p.Scope, p.Source)
 	}
+	if p.Scope.IsSystem() {
+		return fmt.Sprintf("%s scope=%s ledger_entry=%s recorded_at=%s", p.Family, p.Scope, p.Source, p.TxStart)
+	}
 	return fmt.Sprintf("%s scope=%s source=%s tx_start=%s", p.Family, p.Scope, p.Source, p.TxStart)
 }
 

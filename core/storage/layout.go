@@ -191,7 +191,7 @@ var layouts = []Layout{
 		Family: Vectors,
 		Fields: []Field{id("node_logical_id"), hash("embedding_model_id"), invTime("valid_time_start"), invTime("tx_time_start")},
 		keys:   []any{VectorKey},
-		scans:  []Scan{{2, VectorHistory}},
+		scans:  []Scan{{1, NodeVectors}, {2, VectorHistory}},
 	},
 	{
 		Family: Schema,
@@ -220,6 +220,13 @@ var layouts = []Layout{
 			Encoding: "RedactionChunkIndex (math.MaxUint64), inverted: eight zero bytes"}},
 		Note: `blocklist_id = blake3("telha/blocklist/v1" || keyed_digest)[:16] (BlocklistKey)`,
 		keys: []any{RedactionRecordKey},
+	},
+	{
+		Family: Sources, Shape: "erasure ledger", Scope: SystemRows,
+		Fields: []Field{id("entry_id"), invTime("recorded_at")},
+		Note:   "entry_id is a UUIDv7: entries read in the order they were written; reached only through the erasure ledger facade",
+		keys:   []any{SystemScope.LedgerEntryKey},
+		scans:  []Scan{{0, SystemScope.LedgerEntries}, {1, SystemScope.LedgerEntryHistory}},
 	},
 	{
 		Family: Spans,
