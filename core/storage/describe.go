@@ -132,10 +132,13 @@ func (p SourceParts) String() string {
 	if p.Redaction {
 		return fmt.Sprintf("%s scope=%s id=%s slot=redaction (redaction record or blocklist row)", p.Family, p.Scope, p.Source)
 	}
-	return fmt.Sprintf("%s scope=%s source=%s tx_start=%s", p.Family, p.Scope, p.Source, p.TxStart)
+	return fmt.Sprintf("%s scope=%s blob=%s chunk=%d", p.Family, p.Scope, p.Source, p.Chunk)
 }
 
 func (p SpanParts) String() string {
+	if p.ByFact {
+		return fmt.Sprintf("%s scope=%s fact=%s source=%s start=%d end=%d", p.Family, p.Scope, p.Fact, p.Source, p.Start, p.End)
+	}
 	return fmt.Sprintf("%s scope=%s source=%s start=%d end=%d", p.Family, p.Scope, p.Source, p.Start, p.End)
 }
 
