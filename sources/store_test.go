@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -112,15 +113,9 @@ func rowsOf(t *testing.T, e storage.Engine, scope storage.TenantScope) []storage
 }
 
 func equalRows(a, b []storage.KV) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i].Key, b[i].Key) || !bytes.Equal(a[i].Value, b[i].Value) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y storage.KV) bool {
+		return bytes.Equal(x.Key, y.Key) && bytes.Equal(x.Value, y.Value)
+	})
 }
 
 func TestIngestRefusesBadInput(t *testing.T) {
