@@ -8,6 +8,7 @@ require (
 	telha.dev/core/storage/etcd v0.0.0-00010101000000-000000000000
 	telha.dev/graph v0.0.0-00010101000000-000000000000
 	telha.dev/jobs v0.0.0-00010101000000-000000000000
+	telha.dev/sources v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
 	telha.dev/vector v0.0.0-00010101000000-000000000000
 )
@@ -95,6 +96,7 @@ replace (
 	telha.dev/core/storage/etcd => ../core/storage/etcd
 	telha.dev/graph => ../graph
 	telha.dev/jobs => ../jobs
+	telha.dev/sources => ../sources
 	telha.dev/temporal => ../temporal
 	telha.dev/vector => ../vector
 )

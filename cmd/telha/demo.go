@@ -112,7 +112,7 @@ func demo(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	for _, step := range []func() error{d.build, d.correction, d.history, d.traversal, d.isolation, d.knn, d.jobQueue} {
+	for _, step := range []func() error{d.build, d.correction, d.history, d.traversal, d.isolation, d.knn, d.jobQueue, d.provenance} {
 		if err := step(); err != nil {
 			return err
 		}

@@ -50,6 +50,7 @@ const usage = `usage:
   telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
   telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
   telha repair -data DIR                  make a damaged store open again, reporting what was dropped
+  telha source put|get|facts -data DIR -scope TENANT:ORG ...  ingest a document, print it, list the facts taken from it
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
@@ -82,6 +83,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return demo(args[1:], stdout)
 	case "repair":
 		return repair(args[1:], stdout)
+	case "source":
+		return sourceCommand(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, usage)
 		return err
