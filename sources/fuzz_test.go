@@ -16,6 +16,16 @@ import (
 // accepts must encode back to the same bytes, and every refusal must wrap
 // ErrCorrupt. The committed seed corpus lives in testdata/fuzz/<target>/.
 
+// refused reports whether a decoder refused its input, failing t unless
+// the error wraps ErrCorrupt.
+func refused(t *testing.T, err error) bool {
+	t.Helper()
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("error %v does not wrap ErrCorrupt", err)
+	}
+	return err != nil
+}
+
 var fuzzBlob = func() Blob {
 	text := []byte("fuzz")
 	return Blob{ID: BlobID(text), Len: 4, ChunkSize: ChunkSize, Ingested: 12345, Hash: hashOf(text)}
@@ -32,10 +42,7 @@ func FuzzDecodeHeadChunk(f *testing.F) {
 	f.Add([]byte{valueFormat})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		b, text, err := decodeHeadChunk(fuzzBlob.ID, v)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if refused(t, err) {
 			return
 		}
 		if b.ID != fuzzBlob.ID || idOfHash(b.Hash) != b.ID || b.Len < 0 || b.ChunkSize == 0 {
@@ -60,10 +67,7 @@ func FuzzDecodeChunk(f *testing.F) {
 			return // chunk 0 is the header's; no reader asks past the last
 		}
 		text, err := decodeChunk(b, i, v)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if refused(t, err) {
 			return
 		}
 		if len(text) != b.chunkLen(i) || !bytes.Equal(appendChunk(nil, text), v) {
@@ -84,10 +88,7 @@ func FuzzDecodeFacts(f *testing.F) {
 	f.Add([]byte{valueFormat, 0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		got, err := decodeFacts(v)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if refused(t, err) {
 			return
 		}
 		for i, fact := range got {
@@ -108,10 +109,7 @@ func FuzzDecodeTrace(f *testing.F) {
 	f.Add([]byte{valueFormat})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		tr, err := decodeTrace(uuid.UUID{9}, v)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if refused(t, err) {
 			return
 		}
 		if tr.check() != nil {
