@@ -120,6 +120,7 @@ func (s *Store) write(scope storage.TenantScope, b Blob, src io.Reader) error {
 	h := blake3.New(32, nil)
 	head := make([]byte, 0, headerLen+b.chunkLen(0))
 	buf := make([]byte, ChunkSize)
+	value := make([]byte, 0, 1+ChunkSize) // Batch.Put copies it
 	var batch storage.Batch
 	var pending int
 	var n int64
@@ -134,7 +135,8 @@ func (s *Store) write(scope storage.TenantScope, b Blob, src io.Reader) error {
 			head = appendHeadChunk(head, b, buf[:m])
 			continue
 		}
-		batch.Put(storage.SourceChunkKey(scope, b.ID, i), appendChunk(make([]byte, 0, 1+m), buf[:m]))
+		value = appendChunk(value[:0], buf[:m])
+		batch.Put(storage.SourceChunkKey(scope, b.ID, i), value)
 		if pending += m; pending >= batchBytes {
 			if err := s.engine.Write(&batch); err != nil {
 				return fmt.Errorf("chunks to %d: %w", i, err)
