@@ -90,18 +90,18 @@ func sourceCommand(args []string, stdout io.Writer) error {
 }
 
 // parseScope parses TENANT:ORG, two UUIDs, neither nil.
-func parseScope(arg string) (storage.TenantScope, error) {
+func parseScope(arg string) (scope storage.TenantScope, err error) {
 	tenant, org, ok := strings.Cut(arg, ":")
 	if !ok {
-		return storage.TenantScope{}, fmt.Errorf("%q is not TENANT:ORG", arg)
+		return scope, fmt.Errorf("%q is not TENANT:ORG", arg)
 	}
 	t, err := uuid.Parse(tenant)
 	if err != nil {
-		return storage.TenantScope{}, fmt.Errorf("tenant %q: %v", tenant, err)
+		return scope, fmt.Errorf("tenant %q: %v", tenant, err)
 	}
 	o, err := uuid.Parse(org)
 	if err != nil {
-		return storage.TenantScope{}, fmt.Errorf("organization %q: %v", org, err)
+		return scope, fmt.Errorf("organization %q: %v", org, err)
 	}
 	return storage.NewTenantScope(t, o)
 }
