@@ -8,6 +8,7 @@ require (
 	telha.dev/core/storage/etcd v0.0.0-00010101000000-000000000000
 	telha.dev/graph v0.0.0-00010101000000-000000000000
 	telha.dev/jobs v0.0.0-00010101000000-000000000000
+	telha.dev/lifecycle v0.0.0-00010101000000-000000000000
 	telha.dev/sources v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
 	telha.dev/vector v0.0.0-00010101000000-000000000000
@@ -15,6 +16,7 @@ require (
 
 require (
 	github.com/google/uuid v1.6.0
+	golang.org/x/mod v0.42.0
 	golang.org/x/tools v0.52.0
 	honnef.co/go/tools v0.8.2
 )
@@ -26,6 +28,7 @@ require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
@@ -51,6 +54,8 @@ require (
 	github.com/soheilhy/cmux v0.1.5 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/tmc/grpc-websocket-proxy v0.0.0-20220101234140-673ab2c3ae75 // indirect
+	github.com/viterin/partial v1.1.0 // indirect
+	github.com/viterin/vek v0.4.3 // indirect
 	github.com/xiang90/probing v0.0.0-20221125231312-a49e3df8f510 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	go.etcd.io/bbolt v1.5.0 // indirect
@@ -73,8 +78,8 @@ require (
 	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/exp v0.0.0-20240325151524-a685a6edb6d8 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
-	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
@@ -96,6 +101,7 @@ replace (
 	telha.dev/core/storage/etcd => ../core/storage/etcd
 	telha.dev/graph => ../graph
 	telha.dev/jobs => ../jobs
+	telha.dev/lifecycle => ../lifecycle
 	telha.dev/sources => ../sources
 	telha.dev/temporal => ../temporal
 	telha.dev/vector => ../vector

@@ -17,6 +17,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/graph"
 	"telha.dev/jobs"
+	"telha.dev/lifecycle"
 	"telha.dev/temporal"
 	"telha.dev/vector"
 	"telha.dev/vector/bitmap"
@@ -112,6 +113,9 @@ func demo(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	if err := d.provisionTenants(); err != nil {
+		return err
+	}
 	for _, step := range []func() error{d.build, d.correction, d.history, d.traversal, d.isolation, d.knn, d.jobQueue, d.provenance} {
 		if err := step(); err != nil {
 			return err
@@ -197,6 +201,33 @@ func (d *demoRun) resetTenants() error {
 	for _, scope := range d.scopes {
 		if err := storage.WipeTenant(d.eng, scope); err != nil {
 			return fmt.Errorf("reset tenant %s: %w", scope, err)
+		}
+	}
+	return nil
+}
+
+// provisionTenants registers the demo tenants in the tenant registry,
+// unless an earlier run did. A demo tenant that is being erased or was
+// erased, or a demo name that another tenant holds, stops the demo.
+func (d *demoRun) provisionTenants() error {
+	for i, scope := range d.scopes {
+		name := demoTenants[i].name
+		_, err := lifecycle.Provision(d.eng, scope, name)
+		if errors.Is(err, lifecycle.ErrExists) {
+			t, gerr := lifecycle.Get(d.eng, scope)
+			if gerr != nil {
+				return fmt.Errorf("provision demo tenant %s: %w", name, gerr)
+			}
+			if t.State == lifecycle.Active && t.Name == name {
+				continue
+			}
+			return usagef("demo: the demo tenant %s is %s as %q in this store; use another -data", name, t.State, t.Name)
+		}
+		if errors.Is(err, lifecycle.ErrNameTaken) {
+			return usagef("demo: %v; use another -data", err)
+		}
+		if err != nil {
+			return fmt.Errorf("provision demo tenant %s: %w", name, err)
 		}
 	}
 	return nil

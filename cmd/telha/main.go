@@ -4,6 +4,7 @@
 //	telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
 //	telha cluster -data DIR [-members 3] [-port P]  an etcd cluster on loopback, until SIGINT or SIGTERM
 //	telha repair -data DIR                  make a damaged store open again, reporting what was dropped
+//	telha tenant provision|list|export|import -data DIR ...  provision, list, export and import tenants
 //	telha debug decode-key <family> <hex>   render one key readably
 //	telha debug layout                      print the key layout document
 //

@@ -51,6 +51,11 @@ const usage = `usage:
   telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
   telha repair -data DIR                  make a damaged store open again, reporting what was dropped
   telha source put|get|facts -data DIR -scope TENANT:ORG ...  ingest a document, print it, list the facts taken from it
+  telha tenant provision|list|export|import|erase|verify -data DIR ...  the tenant lifecycle (telha tenant help)
+  telha entity erase -data DIR -scope TENANT:ORG -id UUID  erase one entity physically
+  telha checkpoint -data DIR -to CKPT     write a consistent copy of a store
+  telha ledger export -data DIR -o FILE   write the erasure ledger to a file
+  telha restore -from CKPT -data NEWDIR -ledger DIR_OR_LEDGER_FILE  restore a checkpoint, replaying later erasures
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
@@ -85,6 +90,16 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return repair(args[1:], stdout)
 	case "source":
 		return sourceCommand(args[1:], stdout)
+	case "tenant":
+		return tenant(args[1:], stdout, stderr)
+	case "entity":
+		return entity(args[1:], stdout, stderr)
+	case "checkpoint":
+		return checkpoint(args[1:], stdout, stderr)
+	case "ledger":
+		return ledgerCommand(args[1:], stdout, stderr)
+	case "restore":
+		return restore(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, usage)
 		return err

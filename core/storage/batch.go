@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 	"iter"
 )
@@ -12,26 +13,35 @@ type MutationKind uint8
 const (
 	MutationPut MutationKind = iota + 1
 	MutationDelete
+	// MutationDeleteRange removes every key of a range (Mutation.Range).
+	MutationDeleteRange
 )
 
 // Valid reports whether k is one of the mutation kinds.
-func (k MutationKind) Valid() bool { return k == MutationPut || k == MutationDelete }
+func (k MutationKind) Valid() bool { return k >= MutationPut && k <= MutationDeleteRange }
 
 // Mutation is one write of a batch.
 type Mutation struct {
 	Kind  MutationKind
-	Key   Key
-	Value []byte // nil for MutationDelete
+	Key   Key       // zero for MutationDeleteRange
+	Value []byte    // nil but for MutationPut
+	Range ScanRange // set for MutationDeleteRange only
 }
 
-// Check returns nil if an engine may apply m: a known kind, a valid key
-// (Key.Valid), and for a put a value of at most MaxValueLen bytes. Engines
+// Check returns nil if an engine may apply m: a known kind; for a range
+// deletion a valid range (ScanRange.Valid), otherwise a valid key
+// (Key.Valid); and for a put a value of at most MaxValueLen bytes. Engines
 // call it on every mutation they apply, whatever Batch checked when the
 // mutation was recorded.
 func (m *Mutation) Check() error {
 	switch {
 	case !m.Kind.Valid():
 		return fmt.Errorf("mutation kind %d: %w", m.Kind, ErrUnknownKind)
+	case m.Kind == MutationDeleteRange:
+		if !m.Range.Valid() {
+			return ErrInvalidRange
+		}
+		return nil
 	case !m.Key.Valid():
 		return ErrInvalidKey
 	case m.Kind == MutationPut && len(m.Value) > MaxValueLen:
@@ -40,7 +50,9 @@ func (m *Mutation) Check() error {
 	return nil
 }
 
-// Batch collects writes that an engine applies atomically. An invalid
+// Batch collects writes that an engine applies atomically, point writes and
+// range deletions alike: the range deletions of a tenant erasure and the
+// record of it land together or not at all. An invalid
 // mutation poisons the batch: Err reports it and engines refuse to apply any
 // of it, so a half-built batch can never land partially.
 //
@@ -49,9 +61,18 @@ func (m *Mutation) Check() error {
 // unsafe or by a racing goroutine, is refused whole rather than stored in
 // part or under a key no range can reach. The zero Batch is empty and ready
 // to use; a nil *Batch records nothing and is refused with ErrNilBatch.
+//
+// A batch never puts a key inside a range it deletes, before or after the
+// deletion: the put is refused with ErrRangeOverlap. Engines differ on what
+// such a batch would mean (etcd refuses a transaction that does it), so the
+// question is not left open. A point deletion inside a deleted range is
+// fine: it removes nothing more.
 type Batch struct {
 	mutations []Mutation
-	err       error
+	// ranges counts the range deletions among the mutations, so that a
+	// batch without any checks no overlap.
+	ranges int
+	err    error
 }
 
 // Put records value at k. The value is copied, so the caller may reuse it.
@@ -60,7 +81,16 @@ func (b *Batch) Put(k Key, value []byte) { b.add(Mutation{Kind: MutationPut, Key
 // Delete records the removal of k.
 func (b *Batch) Delete(k Key) { b.add(Mutation{Kind: MutationDelete, Key: k}) }
 
-// add records m, with a copy of its value, once it passes Check.
+// DeleteRange records the removal of every key of r. The bounds are
+// copied, so nothing done to r afterwards changes the batch.
+func (b *Batch) DeleteRange(r ScanRange) {
+	r.lower = bytes.Clone(r.lower)
+	r.upper = bytes.Clone(r.upper)
+	b.add(Mutation{Kind: MutationDeleteRange, Range: r})
+}
+
+// add records m, with a copy of its value, once it passes Check and
+// overlaps no range deletion of the batch.
 func (b *Batch) add(m Mutation) {
 	if b == nil || b.err != nil {
 		return
@@ -69,10 +99,37 @@ func (b *Batch) add(m Mutation) {
 		b.err = fmt.Errorf("batch mutation %d: %w", len(b.mutations), err)
 		return
 	}
-	if m.Kind == MutationPut {
+	if err := b.overlap(&m); err != nil {
+		b.err = fmt.Errorf("batch mutation %d: %w", len(b.mutations), err)
+		return
+	}
+	switch m.Kind {
+	case MutationPut:
 		m.Value = append(make([]byte, 0, len(m.Value)), m.Value...)
+	case MutationDeleteRange:
+		b.ranges++
 	}
 	b.mutations = append(b.mutations, m)
+}
+
+// overlap returns ErrRangeOverlap if m is a put inside a range the batch
+// deletes, or a range deletion over a key the batch puts.
+func (b *Batch) overlap(m *Mutation) error {
+	switch {
+	case m.Kind == MutationPut && b.ranges > 0:
+		for i := range b.mutations {
+			if r := &b.mutations[i]; r.Kind == MutationDeleteRange && r.Range.Contains(m.Key) {
+				return fmt.Errorf("put %s inside deleted range %s: %w", m.Key, r.Range, ErrRangeOverlap)
+			}
+		}
+	case m.Kind == MutationDeleteRange:
+		for i := range b.mutations {
+			if p := &b.mutations[i]; p.Kind == MutationPut && m.Range.Contains(p.Key) {
+				return fmt.Errorf("delete range %s over put %s: %w", m.Range, p.Key, ErrRangeOverlap)
+			}
+		}
+	}
+	return nil
 }
 
 // Err returns the first invalid mutation's error, if any, and ErrNilBatch
@@ -117,5 +174,6 @@ func (b *Batch) Reset() {
 	}
 	clear(b.mutations)
 	b.mutations = b.mutations[:0]
+	b.ranges = 0
 	b.err = nil
 }

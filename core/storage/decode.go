@@ -65,12 +65,15 @@ type SchemaParts struct {
 
 // SourceParts are the components of a sources key. Redaction is set for the
 // reserved slot (redaction records and blocklist rows), where Chunk is
-// meaningless.
+// meaningless. Under the system scope the key is an erasure ledger entry:
+// Source is the entry id, TxStart the time it was recorded, and Chunk is
+// meaningless; under a tenant's, TxStart is.
 type SourceParts struct {
 	Family    ColumnFamily
 	Scope     KeyScope
 	Source    uuid.UUID
 	Chunk     uint64
+	TxStart   Timestamp
 	Redaction bool
 }
 
@@ -87,7 +90,8 @@ type SpanParts struct {
 	ByFact bool
 }
 
-// TraceParts are the components of a traces key.
+// TraceParts are the components of a traces key. Under the system scope
+// Query is the id of a tenant registry row (TenantRecordID).
 type TraceParts struct {
 	Family ColumnFamily
 	Scope  KeyScope
@@ -254,9 +258,14 @@ func DecodeSource(b []byte) (SourceParts, error) {
 		return SourceParts{}, err
 	}
 	p := SourceParts{Family: Sources, Scope: s, Source: d.uuid()}
-	if slot := invert(d.u64()); slot == RedactionChunkIndex {
+	switch slot := invert(d.u64()); {
+	case slot == RedactionChunkIndex && s.IsSystem():
+		return SourceParts{}, fmt.Errorf("decode %s key: %w: the reserved slot under the system scope (an erasure ledger entry at MaxTimestamp)", Sources, ErrUnknownKind)
+	case slot == RedactionChunkIndex:
 		p.Redaction = true
-	} else {
+	case s.IsSystem():
+		p.TxStart = fromOrdered(slot)
+	default:
 		p.Chunk = slot
 	}
 	return p, nil
@@ -285,7 +294,7 @@ func DecodeSpan(b []byte) (SpanParts, error) {
 	return p, nil
 }
 
-// DecodeTrace decodes a traces key.
+// DecodeTrace decodes a traces key, tenant or tenant registry.
 func DecodeTrace(b []byte) (TraceParts, error) {
 	d, s, err := newDecoder(Traces, b, TraceKeyLen)
 	if err != nil {

@@ -132,6 +132,9 @@ func (p SourceParts) String() string {
 	if p.Redaction {
 		return fmt.Sprintf("%s scope=%s id=%s slot=redaction (redaction record or blocklist row)", p.Family, p.Scope, p.Source)
 	}
+	if p.Scope.IsSystem() {
+		return fmt.Sprintf("%s scope=%s ledger_entry=%s recorded_at=%s", p.Family, p.Scope, p.Source, p.TxStart)
+	}
 	return fmt.Sprintf("%s scope=%s blob=%s chunk=%d", p.Family, p.Scope, p.Source, p.Chunk)
 }
 
@@ -143,7 +146,11 @@ func (p SpanParts) String() string {
 }
 
 func (p TraceParts) String() string {
-	return fmt.Sprintf("%s scope=%s query=%s", p.Family, p.Scope, p.Query)
+	what := "query"
+	if p.Scope.IsSystem() {
+		what = "tenant_record"
+	}
+	return fmt.Sprintf("%s scope=%s %s=%s", p.Family, p.Scope, what, p.Query)
 }
 
 func (p JobParts) String() string {

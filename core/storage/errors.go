@@ -66,6 +66,10 @@ var (
 	// and by its Err method.
 	ErrNilBatch = errors.New("nil batch")
 
+	// ErrRangeOverlap reports a batch that would put a key inside a range
+	// it deletes (see Batch).
+	ErrRangeOverlap = errors.New("batch puts a key inside a range it deletes")
+
 	// ErrValueTooLarge reports a value longer than MaxValueLen.
 	ErrValueTooLarge = errors.New("value too large")
 

@@ -194,7 +194,7 @@ var layouts = []Layout{
 		Family: Vectors,
 		Fields: []Field{id("node_logical_id"), hash("embedding_model_id"), invTime("valid_time_start"), invTime("tx_time_start")},
 		keys:   []any{VectorKey},
-		scans:  []Scan{{2, VectorHistory}},
+		scans:  []Scan{{1, NodeVectors}, {2, VectorHistory}},
 	},
 	{
 		Family: Schema,
@@ -227,6 +227,13 @@ var layouts = []Layout{
 		keys: []any{RedactionRecordKey},
 	},
 	{
+		Family: Sources, Shape: "erasure ledger", Scope: SystemRows,
+		Fields: []Field{id("entry_id"), invTime("recorded_at")},
+		Note:   "entry_id is a UUIDv7: entries read in the order they were written; reached only through the erasure ledger facade",
+		keys:   []any{SystemScope.LedgerEntryKey},
+		scans:  []Scan{{0, SystemScope.LedgerEntries}, {1, SystemScope.LedgerEntryHistory}},
+	},
+	{
 		Family: Spans,
 		Fields: []Field{id("source_id"), {Name: "span_start", Kind: FieldUint64}, {Name: "span_end", Kind: FieldUint64}},
 		Note:   "offsets ascending: document order. span_start is never math.MaxUint64: those bytes mark the fact shape below",
@@ -246,6 +253,13 @@ var layouts = []Layout{
 		Family: Traces,
 		Fields: []Field{id("query_id")},
 		keys:   []any{TraceKey},
+	},
+	{
+		Family: Traces, Shape: "tenant registry", Scope: SystemRows,
+		Fields: []Field{id("record_id")},
+		Note:   `record_id = blake3("telha/tenant/v1" || tenant scope)[:16] (TenantRecordID); reached only through the tenant registry facade`,
+		keys:   []any{SystemScope.TenantRecordKey},
+		scans:  []Scan{{0, SystemScope.TenantRecords}},
 	},
 	{
 		Family: Jobs, Scope: TenantAndSystemRows,

@@ -40,15 +40,17 @@ const decisions = `
 The specification gives the slot after a sources key's id two readings: an
 inverted tx_time_start (a version of a source, latest first), and a chunk
 index of a blob's canonical text, whose reserved value math.MaxUint64
-(RedactionChunkIndex) inverts to eight zero bytes and sorts first. Telha
-takes the second, and only the second:
+(RedactionChunkIndex) inverts to eight zero bytes and sorts first. In a
+tenant's rows Telha takes the second, and only the second (the erasure
+ledger, rows of the system scope with a shape of their own, keeps an
+inverted recorded-at time there; the scope tells the two apart):
 
 - A blob id is derived from the hash of the blob's canonical bytes, so a
   blob never has a second version: the same id with other content would be
   another hash. A tx time in the key would order versions that cannot
   exist. The time a blob was ingested is kept in the value of its chunk 0.
-- The two readings cannot share one family: the bytes of a key would not
-  say which one they hold, and the decoder must.
+- The two readings cannot share one scope's rows: the bytes of a key would
+  not say which one they hold, and the decoder must.
 - The reserved rows (the redaction record and the blocklist row) keep the
   bytes the specification gives them, eight zero bytes, and still sort
   first for their id.

@@ -151,9 +151,14 @@ func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation]) error {
 	}
 	buf := make([]byte, 0, size)
 	var byFamily [BitmapIndex + 1][]memMutation
+	var ranges []ScanRange
 	for i, m := range muts {
 		if err := m.Check(); err != nil {
 			return fmt.Errorf("memory engine: %s: mutation %d: %w", op, i, err)
+		}
+		if m.Kind == MutationDeleteRange {
+			ranges = append(ranges, m.Range)
+			continue
 		}
 		var mm memMutation
 		mm.key, buf = appendField(buf, m.Key.View())
@@ -174,12 +179,27 @@ func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation]) error {
 	if e.closed.Load() {
 		return fmt.Errorf("memory engine: %s: %w", op, ErrClosed)
 	}
+	// A batch puts no key inside a range it deletes (Batch), so the range
+	// deletions may go first.
+	for _, r := range ranges {
+		e.tables[r.Family()] = withoutRange(e.tables[r.Family()], r)
+	}
 	for cf, fm := range byFamily {
 		if len(fm) > 0 {
 			e.tables[cf] = merge(e.tables[cf], fm)
 		}
 	}
 	return nil
+}
+
+// withoutRange returns rows without the rows of r: rows itself if r holds
+// none, else a new slice, since snapshots may share rows.
+func withoutRange(rows []memRow, r ScanRange) []memRow {
+	lo, hi := bounds(rows, r)
+	if lo == hi {
+		return rows
+	}
+	return append(append(make([]memRow, 0, len(rows)-(hi-lo)), rows[:lo]...), rows[hi:]...)
 }
 
 // appendField appends b to buf and returns the appended bytes, capped so
@@ -235,12 +255,7 @@ func (e *MemoryEngine) DeleteRange(r ScanRange) error {
 	if e.closed.Load() {
 		return fmt.Errorf("memory engine: delete range %s: %w", r, ErrClosed)
 	}
-	old := e.tables[r.Family()]
-	lo, hi := bounds(old, r)
-	if lo == hi {
-		return nil
-	}
-	e.tables[r.Family()] = append(append(make([]memRow, 0, len(old)-(hi-lo)), old[:lo]...), old[hi:]...)
+	e.tables[r.Family()] = withoutRange(e.tables[r.Family()], r)
 	return nil
 }
 

@@ -83,6 +83,10 @@ func VectorHistory(s TenantScope, node uuid.UUID, model ModelID) ScanRange {
 	return startPrefix(&k, Vectors, s).id(node).u64(uint64(model)).prefixRange()
 }
 
+// NodeVectors is every vector row of one node, all models: what an entity
+// erasure deletes.
+func NodeVectors(s TenantScope, node uuid.UUID) ScanRange { return idRange(Vectors, s, node) }
+
 // SchemaHistory is every tx version of one label's schema row, latest first.
 func SchemaHistory(s TenantScope, label LabelHash) ScanRange {
 	var k Key

@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"weak"
-
-	"github.com/google/uuid"
 )
 
 // A tenant wipe is a first-class operation because subsystems cache what
@@ -38,17 +36,12 @@ var ErrWipeUnsupported = errors.New("engine has no identity to wipe by")
 // error is returned after them. Calling WipeTenant again completes an
 // interrupted wipe.
 //
-// Limits, each stated so that tenant erasure can build on this and close
-// them:
-//   - The 13 families are deleted one range at a time (Engine.DeleteRange),
-//     not in one atomic step: a crash in the middle leaves some families
-//     wiped and others not, until the wipe is run again.
-//   - Durability comes from a durable point delete in the wiped tenant
-//     written after the range deletes: on an engine with one ordered log
-//     (RocksDB's write-ahead log) syncing a later write syncs every earlier
-//     one.
+// The 13 families are deleted by one durable batch of range deletions
+// (AddTenantDeletion): all of them or, after a crash, none. Limits:
 //   - The deletes leave tombstones; the bytes stay in the engine's files
-//     until compaction. A wipe is not an erasure.
+//     until compaction. A wipe is not an erasure: telha.dev/lifecycle
+//     erases a tenant (Compact, then a verification scan, recorded in the
+//     ledger).
 //   - Writes to scope that run concurrently with the wipe may survive it:
 //     quiesce the tenant first.
 //   - Listeners are per process and per engine value: subsystems must have
@@ -65,21 +58,37 @@ func WipeTenant(e Engine, scope TenantScope) error {
 	return err
 }
 
-// deleteTenant range-deletes every family of scope, then writes the
-// durable fence.
+// deleteTenant range-deletes every family of scope in one durable batch.
 func deleteTenant(e Engine, scope TenantScope) error {
-	for _, cf := range Families() {
-		if err := e.DeleteRange(TenantAll(scope, cf)); err != nil {
-			return fmt.Errorf("wipe tenant %s: delete %s: %w", scope, cf, err)
-		}
+	var b Batch
+	AddTenantDeletion(&b, scope)
+	if err := e.WriteDurable(&b); err != nil {
+		return fmt.Errorf("wipe tenant %s: %w", scope, err)
 	}
-	// The fence deletes a key that no subsystem writes (the trace of the
-	// nil query id), so it removes nothing of its own.
-	var fence Batch
-	fence.Delete(TraceKey(scope, uuid.Nil))
-	if err := e.WriteDurable(&fence); err != nil {
-		return fmt.Errorf("wipe tenant %s: make the deletes durable: %w", scope, err)
+	return nil
+}
+
+// AddTenantDeletion records in b the deletion of every row of scope:
+// TenantAll of every family (TenantRanges). The zero scope poisons b.
+func AddTenantDeletion(b *Batch, scope TenantScope) {
+	for _, r := range TenantRanges(scope) {
+		b.DeleteRange(r)
 	}
+}
+
+// ForgetTenant calls every listener registered on e with OnWipe for scope,
+// as WipeTenant does after its deletion, without deleting anything: for
+// rows of scope removed by other means (a tenant or an entity erased by
+// telha.dev/lifecycle), so that no subsystem keeps serving what it cached
+// of them. Dropping a cache is always safe.
+func ForgetTenant(e Engine, scope TenantScope) error {
+	if scope.IsZero() {
+		return fmt.Errorf("forget tenant: %w", ErrNilScope)
+	}
+	if !Identifiable(e) {
+		return fmt.Errorf("forget tenant %s: %w", scope, ErrWipeUnsupported)
+	}
+	wipes.notify(e, scope)
 	return nil
 }
 

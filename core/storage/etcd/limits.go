@@ -22,7 +22,7 @@ import (
 // authentication, which would add a user name), and the transaction (field
 // 6). The transaction repeats RequestOp (field 2), each holding a
 // PutRequest (field 2: key 1, value 2) or a DeleteRangeRequest (field 3:
-// key 1). An empty bytes field is not encoded.
+// key 1, range end 2). An empty bytes field is not encoded.
 const raftHeaderLen = 2 + 1 + 1 + 10 // header tag, length, ID tag, ID
 
 // varintLen is the length of x as a protobuf varint.
@@ -61,17 +61,29 @@ func requestLen(opsLen int) int { return raftHeaderLen + fieldLen(opsLen, false)
 func (e *Engine) txnOps(all iter.Seq2[int, storage.Mutation]) ([]clientv3.Op, error) {
 	var muts []storage.Mutation
 	var keys []string
+	var ranges []clientv3.Op
+	total := 0
 	last := make(map[string]int)
 	for i, m := range all {
 		if err := m.Check(); err != nil {
 			return nil, fmt.Errorf("mutation %d: %w", i, err)
 		}
+		if m.Kind == storage.MutationDeleteRange {
+			// A range deletion is a DeleteRangeRequest: the key, then
+			// the range end as field 2, encoded as a put's value is.
+			if start, end := e.keys.span(&m.Range); start < end {
+				ranges = append(ranges, clientv3.OpDelete(start, clientv3.WithRange(end)))
+				total += opLen(len(start), len(end), false)
+			}
+			continue
+		}
 		k := e.keys.key(&m.Key)
 		last[k] = len(muts)
 		muts, keys = append(muts, m), append(keys, k)
 	}
-	ops := make([]clientv3.Op, 0, len(last))
-	total := 0
+	// A batch puts no key inside a range it deletes (storage.Batch), which
+	// etcd would refuse, so the range deletions may go first.
+	ops := append(make([]clientv3.Op, 0, len(ranges)+len(last)), ranges...)
 	for i := range muts {
 		if last[keys[i]] != i {
 			continue

@@ -166,11 +166,15 @@ func (e *Engine) copyBatch(wb *grocksdb.WriteBatch, b *storage.Batch, key []byte
 		if err := m.Check(); err != nil {
 			return fmt.Errorf("mutation %d: %w", i, err)
 		}
-		h := e.families[m.Key.Family()]
-		if m.Kind == storage.MutationPut {
-			wb.PutCF(h, m.Key.AppendTo(key), m.Value)
-		} else {
-			wb.DeleteCF(h, m.Key.AppendTo(key))
+		switch m.Kind {
+		case storage.MutationPut:
+			wb.PutCF(e.families[m.Key.Family()], m.Key.AppendTo(key), m.Value)
+		case storage.MutationDelete:
+			wb.DeleteCF(e.families[m.Key.Family()], m.Key.AppendTo(key))
+		default:
+			if lower, upper, ok := rangeEnds(&m.Range); ok {
+				wb.DeleteRangeCF(e.families[m.Range.Family()], lower, upper)
+			}
 		}
 	}
 	return nil
@@ -220,20 +224,27 @@ func (e *Engine) logged(syncs bool, count uint64, write func() error) error {
 // including a key of all 0xFF bytes, which is a proper prefix of it.
 var familyEnd = bytes.Repeat([]byte{0xFF}, storage.MaxKeyLen+1)
 
+// rangeEnds returns the ends of a range tombstone over r: its upper bound,
+// or familyEnd for a range that runs to the end of its family. ok is false
+// for an empty range: the constructors build none today; should one appear,
+// deleting it is a no-op, as in MemoryEngine, where RocksDB would fail with
+// "end key comes before start key".
+func rangeEnds(r *storage.ScanRange) (lower, upper []byte, ok bool) {
+	lower, upper = r.Bounds()
+	if upper == nil {
+		return lower, familyEnd, true
+	}
+	return lower, upper, bytes.Compare(lower, upper) < 0
+}
+
 // DeleteRange removes every key of r with one range tombstone
 // (DeleteRangeCF), under the configured sync policy.
 func (e *Engine) DeleteRange(r storage.ScanRange) error {
 	if !r.Valid() {
 		return fmt.Errorf("delete range: %w", storage.ErrInvalidRange)
 	}
-	lower, upper := r.Bounds()
-	switch {
-	case upper == nil:
-		upper = familyEnd
-	case bytes.Compare(lower, upper) >= 0:
-		// The constructors build no empty range today; should one appear,
-		// deleting it is a no-op, as in MemoryEngine, where RocksDB would
-		// fail with "end key comes before start key".
+	lower, upper, ok := rangeEnds(&r)
+	if !ok {
 		if err := e.enter(nil); err != nil {
 			return fmt.Errorf("delete range %s: %w", r, err)
 		}

@@ -87,10 +87,13 @@ func testByteOrder(t *testing.T, h Harness) {
 func applyOneByOne(e storage.Engine, b *storage.Batch) error {
 	for _, mu := range b.All() {
 		var err error
-		if mu.Kind == storage.MutationPut {
+		switch mu.Kind {
+		case storage.MutationPut:
 			err = e.Put(mu.Key, mu.Value)
-		} else {
+		case storage.MutationDelete:
 			err = e.Delete(mu.Key)
+		default:
+			err = e.DeleteRange(mu.Range)
 		}
 		if err != nil {
 			return err

@@ -72,6 +72,8 @@ func Run(t *testing.T, h Harness) {
 		{"TenantDeleteRange", testTenantDeleteRange},
 		{"DeleteRangeConfinement", testDeleteRangeConfinement},
 		{"BatchAtomicity", testBatchAtomicity},
+		{"BatchDeleteRange", testBatchDeleteRange},
+		{"CompactRanges", testCompactRanges},
 		{"ConcurrentBatchVisibility", testConcurrentBatchVisibility},
 		{"SnapshotIsolation", testSnapshotIsolation},
 		{"ScanTermination", testScanTermination},
@@ -237,10 +239,13 @@ type model map[storage.Key][]byte
 // It keeps copies of the values, which the batch still owns.
 func (m model) apply(b *storage.Batch) {
 	for _, mu := range b.All() {
-		if mu.Kind == storage.MutationPut {
+		switch mu.Kind {
+		case storage.MutationPut:
 			m[mu.Key] = bytes.Clone(mu.Value)
-		} else {
+		case storage.MutationDelete:
 			delete(m, mu.Key)
+		default:
+			deleteRange(m, mu.Range)
 		}
 	}
 }

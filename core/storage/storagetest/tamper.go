@@ -93,7 +93,7 @@ func testTamperedBatches(t *testing.T, h Harness) {
 	for _, f := range forgedKeys() {
 		tampers = append(tampers, tamper{"key with " + f.name, func(mu *storage.Mutation) { mu.Key = f.key }, storage.ErrInvalidKey})
 	}
-	for _, kind := range []storage.MutationKind{0, storage.MutationDelete + 1, 0xff} {
+	for _, kind := range []storage.MutationKind{0, storage.MutationDeleteRange + 1, 0xff} {
 		tampers = append(tampers, tamper{fmt.Sprintf("mutation kind %d", kind), func(mu *storage.Mutation) { mu.Kind = kind }, storage.ErrUnknownKind})
 	}
 	if huge, release, err := hugeValue(); err == nil {

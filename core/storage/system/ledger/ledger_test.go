@@ -1,0 +1,227 @@
+package ledger
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
+)
+
+// tenantEntry is an erasure entry of every family of scope, with made-up
+// counts.
+func tenantEntry(t testing.TB, scope storage.TenantScope) Entry {
+	t.Helper()
+	en, err := NewEntry(KindTenant, scope, uuid.Nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range storage.TenantRanges(scope) {
+		en.Add(r, uint64(i), uint64(100*i))
+	}
+	return en
+}
+
+func TestCommitReadReplay(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		scopes := storagetest.TenantScopes(t, 2)
+		a, b := scopes[0], scopes[1]
+		e := env.Engine
+		for _, s := range scopes {
+			if err := e.Put(storage.NodeVersionKey(s, storagetest.ID(1), 0, 0), []byte("row")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		en := tenantEntry(t, a)
+		var work storage.Batch
+		storage.AddTenantDeletion(&work, a)
+		if err := Commit(e, &work, en); err != nil {
+			t.Fatal(err)
+		}
+		if work.Len() != len(storage.Families()) {
+			t.Errorf("Commit changed the caller's batch: %d mutations", work.Len())
+		}
+		if _, err := e.Get(storage.NodeVersionKey(a, storagetest.ID(1), 0, 0)); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("the committed deletion did not delete: %v", err)
+		}
+		got, err := Get(e, en.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, got, en)
+		en.Verified = time.Now().UTC().Truncate(time.Microsecond)
+		if err := MarkVerified(e, en); err != nil {
+			t.Fatal(err)
+		}
+		var all []Entry
+		for got, err := range Entries(e) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, got)
+		}
+		if len(all) != 1 {
+			t.Fatalf("%d entries, want 1", len(all))
+		}
+		checkEqual(t, all[0], en)
+		if _, err := Get(e, uuid.New()); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get of an unknown id: %v", err)
+		}
+
+		// Replay on a store that still holds the rows deletes exactly them
+		// and records the entry.
+		fresh := storage.NewMemoryEngine()
+		for _, s := range scopes {
+			if err := fresh.Put(storage.NodeVersionKey(s, storagetest.ID(1), 0, 0), []byte("row")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var file bytes.Buffer
+		if n, err := WriteFile(&file, e); err != nil || n != 1 {
+			t.Fatalf("WriteFile = %d, %v", n, err)
+		}
+		read, err := ReadFile(bytes.NewReader(file.Bytes()))
+		if err != nil || len(read) != 1 {
+			t.Fatalf("ReadFile = %v, %v", read, err)
+		}
+		checkEqual(t, read[0], en)
+		if err := Replay(fresh, read[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.Get(storage.NodeVersionKey(a, storagetest.ID(1), 0, 0)); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("replay did not delete: %v", err)
+		}
+		if _, err := fresh.Get(storage.NodeVersionKey(b, storagetest.ID(1), 0, 0)); err != nil {
+			t.Errorf("replay deleted another tenant's row: %v", err)
+		}
+		if _, err := Get(fresh, en.ID); err != nil {
+			t.Errorf("replay did not record the entry: %v", err)
+		}
+	})
+}
+
+// TestReplayConfinement replays entries whose stored bounds leave the
+// tenant they name: another tenant's range, the system prefix, a half-nil
+// scope, an upper bound past the scope. Each is ErrBadEntry and deletes
+// nothing.
+func TestReplayConfinement(t *testing.T) {
+	scopes := storagetest.TenantScopes(t, 2)
+	a, b := scopes[0], scopes[1]
+	rowOf := func(s storage.TenantScope) storage.Key { return storage.NodeVersionKey(s, storagetest.ID(1), 0, 0) }
+	ofB := storage.TenantAll(b, storage.NodeVersions)
+	lowerB, upperB := ofB.Bounds()
+	ofA := storage.TenantAll(a, storage.NodeVersions)
+	lowerA, upperA := ofA.Bounds()
+	half := bytes.Clone(lowerA)
+	clear(half[16:32])
+	cases := []struct {
+		name         string
+		lower, upper []byte
+	}{
+		{"another tenant's range", lowerB, upperB},
+		{"from this tenant into the next", lowerA, append(bytes.Clone(upperA), 0xff)},
+		{"the system prefix", make([]byte, storage.ScopeLen), upperA},
+		{"a half-nil scope", half, upperA},
+		{"no upper bound", lowerA, nil},
+		{"a lower bound shorter than a scope", lowerA[:8], upperA},
+	}
+	for _, c := range cases {
+		e := storage.NewMemoryEngine()
+		for _, s := range scopes {
+			if err := e.Put(rowOf(s), []byte("row")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		en, err := NewEntry(KindTenant, a, uuid.Nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		en.Deletions = []Deletion{{Family: storage.NodeVersions, Lower: c.lower, Upper: c.upper}}
+		if err := Replay(e, en); !errors.Is(err, ErrBadEntry) {
+			t.Errorf("replay of %s = %v, want ErrBadEntry", c.name, err)
+		}
+		var work storage.Batch
+		if err := Commit(e, &work, en); !errors.Is(err, ErrBadEntry) {
+			t.Errorf("commit of %s = %v, want ErrBadEntry", c.name, err)
+		}
+		for _, s := range scopes {
+			if _, err := e.Get(rowOf(s)); err != nil {
+				t.Errorf("replay of %s deleted a row: %v", c.name, err)
+			}
+		}
+	}
+}
+
+func TestNewEntryRefuses(t *testing.T) {
+	s := storagetest.TenantScope(t)
+	for _, c := range []struct {
+		name   string
+		kind   Kind
+		scope  storage.TenantScope
+		entity uuid.UUID
+	}{
+		{"no kind", 0, s, uuid.Nil},
+		{"an unknown kind", KindEntity + 1, s, uuid.Nil},
+		{"the zero scope", KindTenant, storage.TenantScope{}, uuid.Nil},
+		{"a tenant erasure with an entity", KindTenant, s, storagetest.ID(1)},
+		{"an entity erasure without one", KindEntity, s, uuid.Nil},
+	} {
+		if _, err := NewEntry(c.kind, c.scope, c.entity); err == nil {
+			t.Errorf("NewEntry of %s succeeded", c.name)
+		}
+	}
+}
+
+// TestReadFileRefusesDamage cuts, flips and extends a ledger file: every
+// change is ErrBadEntry.
+func TestReadFileRefusesDamage(t *testing.T) {
+	e := storage.NewMemoryEngine()
+	for range 3 {
+		var work storage.Batch
+		if err := Commit(e, &work, tenantEntry(t, storagetest.TenantScope(t))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var file bytes.Buffer
+	if _, err := WriteFile(&file, e); err != nil {
+		t.Fatal(err)
+	}
+	good := file.Bytes()
+	if got, err := ReadFile(bytes.NewReader(good)); err != nil || len(got) != 3 {
+		t.Fatalf("ReadFile = %d entries, %v", len(got), err)
+	}
+	for cut := 0; cut < len(good); cut += 37 {
+		if _, err := ReadFile(bytes.NewReader(good[:cut])); !errors.Is(err, ErrBadEntry) {
+			t.Errorf("a file cut at %d of %d: %v, want ErrBadEntry", cut, len(good), err)
+		}
+	}
+	for at := 0; at < len(good); at += 11 {
+		bad := bytes.Clone(good)
+		bad[at] ^= 0x40
+		if _, err := ReadFile(bytes.NewReader(bad)); !errors.Is(err, ErrBadEntry) {
+			t.Errorf("a file with byte %d flipped: %v, want ErrBadEntry", at, err)
+		}
+	}
+	if _, err := ReadFile(bytes.NewReader(append(bytes.Clone(good), 0))); !errors.Is(err, ErrBadEntry) {
+		t.Errorf("a file with a byte after its trailer: %v, want ErrBadEntry", err)
+	}
+}
+
+func checkEqual(t *testing.T, got, want Entry) {
+	t.Helper()
+	a, err := encode(&got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := encode(&want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("entry %+v, want %+v", got, want)
+	}
+}

@@ -1,0 +1,173 @@
+package tenants
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+)
+
+// The registry is read whole for a name: it holds one row of about a
+// hundred bytes per tenant, so a deployment of a hundred thousand tenants
+// reads some ten megabytes to provision one more. Display names are kept
+// unique by that scan under registryMu: one process owns a store (RocksDB
+// locks its directory), so the lock is enough there; on a shared etcd
+// cluster two processes provisioning the same name at once may both win.
+
+// registryMu serializes the read-check-write of Provision and SetState
+// within the process.
+var registryMu sync.Mutex
+
+// now is the clock of the registry's times.
+var now = time.Now
+
+// Provision registers a new active tenant with scope and display name.
+// It refuses the zero scope (ErrNilScope: a scope with a nil tenant or
+// organization id), a name outside CheckName's rules (ErrInvalidName), a
+// scope the registry holds in any state (ErrExists), and a name another
+// tenant holds (ErrNameTaken). The row is written durably.
+func Provision(e storage.Engine, scope storage.TenantScope, name string) error {
+	if e == nil {
+		return fmt.Errorf("provision tenant %q: %w", name, ErrNoEngine)
+	}
+	if scope.IsZero() || scope.Organization() == uuid.Nil {
+		return fmt.Errorf("provision tenant %q: %w", name, ErrNilScope)
+	}
+	if err := CheckName(name); err != nil {
+		return fmt.Errorf("provision tenant %s: %w", scope, err)
+	}
+
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	all, err := List(e)
+	if err != nil {
+		return fmt.Errorf("provision tenant %s: %w", scope, err)
+	}
+	for _, t := range all {
+		switch {
+		case t.Scope == scope:
+			return fmt.Errorf("provision tenant %s as %q: %s as %q: %w", scope, name, t.State, t.Name, ErrExists)
+		case t.Name == name:
+			return fmt.Errorf("provision tenant %s as %q: held by %s: %w", scope, name, t.Scope, ErrNameTaken)
+		}
+	}
+	at := now().UTC()
+	return put(e, Tenant{Scope: scope, Name: name, State: Active, Provisioned: at, Changed: at})
+}
+
+// Get returns the registry row of scope, or ErrUnknownTenant.
+func Get(r storage.Reader, scope storage.TenantScope) (Tenant, error) {
+	if r == nil {
+		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, ErrNoEngine)
+	}
+	if scope.IsZero() {
+		return Tenant{}, fmt.Errorf("get tenant: %w", ErrNilScope)
+	}
+	k := storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(scope))
+	v, err := r.Get(k)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, ErrUnknownTenant)
+	}
+	if err != nil {
+		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, err)
+	}
+	t, err := decodeRow(storage.KV{Key: k.Bytes(), Value: v})
+	if err != nil {
+		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, err)
+	}
+	if t.Scope != scope {
+		return Tenant{}, fmt.Errorf("get tenant %s: row holds %s: %w", scope, t.Scope, ErrCorrupt)
+	}
+	return t, nil
+}
+
+// ByName returns the tenant with display name name, or ErrUnknownTenant.
+// Erased tenants have no name.
+func ByName(r storage.Reader, name string) (Tenant, error) {
+	if err := CheckName(name); err != nil {
+		return Tenant{}, fmt.Errorf("find tenant: %w", err)
+	}
+	all, err := List(r)
+	if err != nil {
+		return Tenant{}, fmt.Errorf("find tenant %q: %w", name, err)
+	}
+	for _, t := range all {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return Tenant{}, fmt.Errorf("find tenant %q: %w", name, ErrUnknownTenant)
+}
+
+// List returns every tenant of the registry, erased ones included, by
+// name (erased ones, which have none, first) and then scope. A row that
+// does not decode fails the whole list with ErrCorrupt, naming the row.
+func List(r storage.Reader) ([]Tenant, error) {
+	if r == nil {
+		return nil, fmt.Errorf("list tenants: %w", ErrNoEngine)
+	}
+	var out []Tenant
+	for kv, err := range r.Scan(storage.SystemScope{}.TenantRecords()) {
+		if err != nil {
+			return nil, fmt.Errorf("list tenants: %w", err)
+		}
+		t, err := decodeRow(kv)
+		if err != nil {
+			return nil, fmt.Errorf("list tenants: %w", err)
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b Tenant) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Scope.String(), b.Scope.String()))
+	})
+	return out, nil
+}
+
+// SetState moves the tenant of scope to state next, durably: Active to
+// Erasing, Erasing to Erasing (an erasure resumed) and Erasing to Erased.
+// Any other change, or an invalid state, fails with ErrBadTransition and
+// writes nothing; an unknown scope fails with ErrUnknownTenant. Moving to
+// Erased drops the display name.
+func SetState(e storage.Engine, scope storage.TenantScope, next State) error {
+	if e == nil {
+		return fmt.Errorf("set tenant %s %s: %w", scope, next, ErrNoEngine)
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	t, err := Get(e, scope)
+	if err != nil {
+		return fmt.Errorf("set tenant state %s: %w", next, err)
+	}
+	if !next.Valid() || !t.State.canBecome(next) {
+		return fmt.Errorf("set tenant %s from %s to %s: %w", scope, t.State, next, ErrBadTransition)
+	}
+	// A clock that went back does not date the change before the last.
+	t.State, t.Changed = next, latest(now().UTC(), t.Changed)
+	if next == Erased {
+		t.Name = ""
+	}
+	return put(e, t)
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// put writes the row of t durably.
+func put(e storage.Engine, t Tenant) error {
+	var b storage.Batch
+	b.Put(storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(t.Scope)), encodeRecord(t))
+	if err := e.WriteDurable(&b); err != nil {
+		return fmt.Errorf("write tenant %s: %w", t.Scope, err)
+	}
+	return nil
+}

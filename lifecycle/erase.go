@@ -1,0 +1,256 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/ledger"
+)
+
+// A tenant erasure is physical: every row of the tenant is range-deleted
+// in every family, the engine compacts exactly those ranges so that the
+// bytes leave its files, every subsystem opened on the engine drops what
+// it caches for the tenant, and one TenantAll pass per family must count
+// zero. The ledger entry that records the deletion (the bounds, the rows
+// and bytes per family) is written in the same durable batch as the range
+// deletions, so a deletion never happens unrecorded, and an entry that is
+// not yet verified marks an erasure to finish: Resume finishes it.
+
+// EraseStep names the steps of an erasure, in order.
+type EraseStep uint8
+
+// The steps of an erasure.
+const (
+	StepMarkErasing  EraseStep = iota + 1 // the tenant marked erasing in the registry
+	StepDelete                            // the range deletions and the ledger entry, one durable batch
+	StepCompact                           // the engine compacts the deleted ranges
+	StepForget                            // every subsystem drops what it caches of the tenant
+	StepVerify                            // one TenantAll pass per family counts zero
+	StepMarkVerified                      // the ledger entry records the verification
+	StepMarkErased                        // the tenant marked erased in the registry
+
+	StepRestoreCopy    // the checkpoint copied into the restore's work directory
+	StepRestoreReplay  // one ledger entry replayed (after each)
+	StepRestoreCompact // the replayed ranges compacted
+	StepRestoreServe   // the work directory renamed to the new store's
+)
+
+var stepNames = [...]string{
+	StepMarkErasing:  "mark erasing",
+	StepDelete:       "delete",
+	StepCompact:      "compact",
+	StepForget:       "forget caches",
+	StepVerify:       "verify",
+	StepMarkVerified: "record verification",
+	StepMarkErased:   "mark erased",
+
+	StepRestoreCopy:    "copy the checkpoint",
+	StepRestoreReplay:  "replay a ledger entry",
+	StepRestoreCompact: "compact the replayed ranges",
+	StepRestoreServe:   "put the restored store in place",
+}
+
+func (s EraseStep) String() string {
+	if s < StepMarkErasing || s > StepRestoreServe {
+		return fmt.Sprintf("EraseStep(%d)", uint8(s))
+	}
+	return stepNames[s]
+}
+
+// Errors of erasure.
+var (
+	// ErrNotErased reports a verification scan that still counted rows.
+	ErrNotErased = errors.New("rows remain after erasure")
+
+	// ErrNotFound reports an entity with no row in the tenant.
+	ErrNotFound = errors.New("no such entity")
+)
+
+// afterStep, when set (by tests), runs after each step of an erasure or a
+// restore and may fail it, as a crash right after the step would.
+var afterStep func(EraseStep) error
+
+// done reports step as done to the test hook.
+func done(step EraseStep) error {
+	if afterStep == nil {
+		return nil
+	}
+	if err := afterStep(step); err != nil {
+		return fmt.Errorf("after %s: %w", step, err)
+	}
+	return nil
+}
+
+// EraseOptions tune an erasure.
+type EraseOptions struct {
+	// Progress, if set, receives one line per step.
+	Progress func(format string, args ...any)
+}
+
+func (o EraseOptions) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(format, args...)
+	}
+}
+
+// Erasure is what an erasure did.
+type Erasure struct {
+	Entry ledger.Entry // the ledger entry, verified
+}
+
+// EraseTenant erases every row of scope from e physically, records it in
+// the ledger, and returns the entry. See the comment at the head of this
+// file for the steps. Writes to the tenant that run concurrently with the
+// erasure may survive it: quiesce the tenant first. An engine that cannot
+// compact (storage.ErrCompactUnsupported) is refused before anything is
+// deleted.
+//
+// Interrupted at any step, by an error or a crash, the erasure is finished
+// by Resume, or by calling EraseTenant again.
+func EraseTenant(e storage.Engine, scope storage.TenantScope, opts EraseOptions) (Erasure, error) {
+	if scope.IsZero() {
+		return Erasure{}, fmt.Errorf("erase tenant: %w", storage.ErrNilScope)
+	}
+	if _, ok := e.(storage.Compactor); !ok {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, storage.ErrCompactUnsupported)
+	}
+	if err := markErasing(e, scope); err != nil {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
+	}
+	if err := done(StepMarkErasing); err != nil {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
+	}
+	en, err := ledger.NewEntry(ledger.KindTenant, scope, uuid.Nil)
+	if err != nil {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
+	}
+	counts, err := Verify(e, scope)
+	if err != nil {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
+	}
+	for i, r := range storage.TenantRanges(scope) {
+		en.Add(r, counts[i].Rows, counts[i].Bytes)
+	}
+	rows, n := en.Rows()
+	opts.progress("erase tenant %s: deleting %d rows (%d bytes) in %d families", scope, rows, n, len(counts))
+	var work storage.Batch
+	storage.AddTenantDeletion(&work, scope)
+	if err := ledger.Commit(e, &work, en); err != nil {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
+	}
+	if err := done(StepDelete); err != nil {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
+	}
+	return finish(e, en, opts)
+}
+
+// finish runs the steps of an erasure after its deletion: compaction,
+// caches, verification, and the records of both.
+func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, error) {
+	what := fmt.Sprintf("erase %s %s", en.Kind, en.Scope)
+	if en.Kind == ledger.KindEntity {
+		what = fmt.Sprintf("erase entity %s of %s", en.Entity, en.Scope)
+	}
+	rs, err := en.Ranges()
+	if err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	opts.progress("%s: compacting %d ranges", what, len(rs))
+	start := time.Now()
+	if err := storage.Compact(e, rs); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	opts.progress("%s: compacted in %v", what, time.Since(start).Round(time.Millisecond))
+	if err := done(StepCompact); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := storage.ForgetTenant(e, en.Scope); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := done(StepForget); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	left, err := countRanges(e, rs)
+	if err != nil {
+		return Erasure{}, fmt.Errorf("%s: verify: %w", what, err)
+	}
+	if left.Rows != 0 {
+		return Erasure{}, fmt.Errorf("%s: verify: %d rows (%d bytes) remain: %w", what, left.Rows, left.Bytes, ErrNotErased)
+	}
+	opts.progress("%s: verified: no row remains", what)
+	if err := done(StepVerify); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if en.Verified.IsZero() {
+		en.Verified = time.Now().UTC().Truncate(time.Microsecond)
+		if err := ledger.MarkVerified(e, en); err != nil {
+			return Erasure{}, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	if err := done(StepMarkVerified); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if en.Kind == ledger.KindTenant {
+		if err := markErased(e, en.Scope); err != nil {
+			return Erasure{}, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	if err := done(StepMarkErased); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	}
+	return Erasure{Entry: en}, nil
+}
+
+// Resume finishes every erasure of e that was interrupted: each ledger
+// entry not yet verified is compacted, forgotten, verified and recorded
+// again, and each tenant the registry marks erasing is erased. Run it
+// when a store opens, before it serves. It returns the erasures it
+// finished.
+func Resume(e storage.Engine, opts EraseOptions) ([]Erasure, error) {
+	var pending []ledger.Entry
+	verified := make(map[storage.TenantScope]bool)
+	for en, err := range ledger.Entries(e) {
+		if err != nil {
+			return nil, fmt.Errorf("resume erasures: %w", err)
+		}
+		switch {
+		case en.Verified.IsZero():
+			pending = append(pending, en)
+		case en.Kind == ledger.KindTenant:
+			verified[en.Scope] = true
+		}
+	}
+	var out []Erasure
+	for _, en := range pending {
+		opts.progress("resume: finishing erasure %s of %s %s", en.ID, en.Kind, en.Scope)
+		er, err := finish(e, en, opts)
+		if err != nil {
+			return out, fmt.Errorf("resume erasures: %w", err)
+		}
+		out = append(out, er)
+	}
+	erasing, err := tenantsErasing(e)
+	if err != nil {
+		return out, fmt.Errorf("resume erasures: %w", err)
+	}
+	for _, scope := range erasing {
+		if verified[scope] {
+			// Erased and verified; only the registry's mark was missing.
+			if err := markErased(e, scope); err != nil {
+				return out, fmt.Errorf("resume erasures: %w", err)
+			}
+			continue
+		}
+		opts.progress("resume: erasing tenant %s, marked erasing", scope)
+		er, err := EraseTenant(e, scope, opts)
+		if err != nil {
+			return out, fmt.Errorf("resume erasures: %w", err)
+		}
+		out = append(out, er)
+	}
+	return out, nil
+}

@@ -1,0 +1,173 @@
+package lifecycle
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
+	"telha.dev/core/storage/system/ledger"
+	"telha.dev/temporal"
+	"telha.dev/vector"
+	"telha.dev/vector/bitmap"
+)
+
+// graph is a small graph in one tenant written through the subsystems:
+// nodes a (the one erased), b and c; edges a->b and c->a; a vector of a
+// and of b; every node indexed in the bitmap index under "Person".
+type graph struct {
+	scope   storage.TenantScope
+	a, b, c uuid.UUID
+	store   *temporal.Store
+	vectors *vector.Store
+	index   *bitmap.Index
+}
+
+func newGraph(t *testing.T, e storage.Engine, scope storage.TenantScope, marker string) *graph {
+	t.Helper()
+	g := &graph{scope: scope, a: uuid.New(), b: uuid.New(), c: uuid.New()}
+	g.index = bitmap.New(e, bitmap.Options{})
+	g.store = temporal.Open(e, temporal.Options{Indexers: []temporal.Indexer{g.index}})
+	g.vectors = vector.New(e)
+	t.Cleanup(func() { _ = g.vectors.Close() })
+	always := temporal.Interval{Start: 0, End: temporal.Forever}
+	for _, n := range []struct {
+		id   uuid.UUID
+		name string
+	}{{g.a, marker}, {g.b, "bob"}, {g.c, "carol"}} {
+		for _, city := range []string{"Lisbon", "Porto"} { // two versions
+			_, err := g.store.AssertNode(scope, temporal.NodeFact{ID: n.id, Valid: always, Labels: []string{"Person"},
+				Props: temporal.Properties{"name": temporal.String(n.name), "city": temporal.String(city)}})
+			mustDo(t, err)
+		}
+	}
+	for _, ed := range [][2]uuid.UUID{{g.a, g.b}, {g.c, g.a}, {g.b, g.c}} {
+		note := "about b and c"
+		if ed[0] == g.a || ed[1] == g.a {
+			note = marker // an edge names both endpoints: it is erased with a
+		}
+		_, err := g.store.AssertEdge(scope, temporal.EdgeFact{ID: uuid.New(), From: ed[0], To: ed[1], Type: "KNOWS", Valid: always,
+			Props: temporal.Properties{"note": temporal.String(note)}})
+		mustDo(t, err)
+	}
+	model, err := g.vectors.RegisterModel("erase-test", 3, vector.Cosine, 1)
+	mustDo(t, err)
+	for _, id := range []uuid.UUID{g.a, g.b} {
+		mustDo(t, g.vectors.Put(scope, id, model.Name, 0, 10, []float32{1, 2, 3}))
+	}
+	return g
+}
+
+// people returns the ids the bitmap index finds for city = Porto.
+func (g *graph) people(t *testing.T, e storage.Engine) []uuid.UUID {
+	t.Helper()
+	ids, err := g.index.Equal(e, g.scope, "Person", "city", temporal.String("Porto"))
+	mustDo(t, err)
+	slices.SortFunc(ids, func(x, y uuid.UUID) int { return bytes.Compare(x[:], y[:]) })
+	return ids
+}
+
+// checkEntityGone checks that nothing of g.a remains: no version, no
+// adjacency row under any node naming it, no vector, not in the bitmap
+// index, and that b and c keep their own rows.
+func checkEntityGone(t *testing.T, e storage.Engine, g *graph) {
+	t.Helper()
+	for _, rg := range []storage.ScanRange{
+		storage.NodeHistory(g.scope, g.a), storage.AdjacencyOutRange(g.scope, g.a),
+		storage.AdjacencyInRange(g.scope, g.a), storage.NodeVectors(g.scope, g.a),
+	} {
+		if c, err := countRanges(e, []storage.ScanRange{rg}); err != nil || c.Rows != 0 {
+			t.Errorf("%s: %d rows remain (%v)", rg.Family(), c.Rows, err)
+		}
+	}
+	for _, cf := range []storage.ColumnFamily{storage.AdjacencyOut, storage.AdjacencyIn, storage.ValidTimeIndex, storage.TxTimeIndex, storage.BitmapIndex} {
+		for kv, err := range e.Scan(storage.TenantAll(g.scope, cf)) {
+			mustDo(t, err)
+			if bytes.Contains(kv.Key, g.a[:]) || bytes.Contains(kv.Value, g.a[:]) {
+				s, _ := storage.DescribeKey(cf, kv.Key)
+				t.Errorf("a row still names the erased entity: %s", s)
+			}
+		}
+	}
+	if ids := g.people(t, e); slices.Contains(ids, g.a) || len(ids) != 2 {
+		t.Errorf("bitmap query finds %v, want b and c only", ids)
+	}
+	for _, id := range []uuid.UUID{g.b, g.c} {
+		if c, _ := countRanges(e, []storage.ScanRange{storage.NodeHistory(g.scope, id)}); c.Rows == 0 {
+			t.Errorf("node %s lost its versions", id)
+		}
+	}
+	if c, _ := countRanges(e, []storage.ScanRange{storage.NodeVectors(g.scope, g.b)}); c.Rows != 1 {
+		t.Errorf("b has %d vectors, want 1", c.Rows)
+	}
+	if adj, err := g.store.Adjacent(g.scope, g.b, temporal.Out, nil, temporal.AsOf{Valid: 5, Tx: temporal.Forever - 1}); err != nil || len(adj) != 1 {
+		t.Errorf("b's own edge to c: %v, %v", adj, err)
+	}
+}
+
+func TestEraseEntity(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		scopes := storagetest.TenantScopes(t, 2)
+		g := newGraph(t, env.Engine, scopes[0], "entity-marker")
+		newGraph(t, env.Engine, scopes[1], "other")
+		before := dump(t, env.Engine, scopes[1])
+		if ids := g.people(t, env.Engine); len(ids) != 3 {
+			t.Fatalf("before: bitmap finds %v", ids)
+		}
+		er, err := EraseEntity(env.Engine, g.scope, g.a, EraseOptions{})
+		mustDo(t, err)
+		if er.Entry.Kind != ledger.KindEntity || er.Entry.Entity != g.a || er.Entry.Verified.IsZero() {
+			t.Errorf("ledger entry %+v", er.Entry)
+		}
+		checkEntityGone(t, env.Engine, g)
+		if !bytes.Equal(dump(t, env.Engine, scopes[1]), before) {
+			t.Error("the other tenant changed")
+		}
+		if _, err := EraseEntity(env.Engine, g.scope, g.a, EraseOptions{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("erasing it again: %v, want ErrNotFound", err)
+		}
+		if _, err := EraseEntity(env.Engine, g.scope, uuid.Nil, EraseOptions{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("erasing the nil id: %v, want ErrNotFound", err)
+		}
+		if _, err := EraseEntity(env.Engine, zeroScope, g.b, EraseOptions{}); !errors.Is(err, storage.ErrNilScope) {
+			t.Errorf("erasing in the zero scope: %v", err)
+		}
+	})
+}
+
+// TestEraseEntityMarkerAndRestore erases an entity on RocksDB, finds its
+// marker in no file, then restores a checkpoint taken before and finds the
+// entity gone from the restored store too, bitmap postings included.
+func TestEraseEntityMarkerAndRestore(t *testing.T) {
+	const marker = "ENTITY-ERASE-3b1d-marker"
+	base := t.TempDir()
+	dir, ckpt, restored := filepath.Join(base, "store"), filepath.Join(base, "ckpt"), filepath.Join(base, "restored")
+	e := storagetest.OpenRocksDB(t, dir)
+	g := newGraph(t, e, storagetest.TenantScope(t), marker)
+	mustDo(t, e.Checkpoint(ckpt))
+	if len(grepDir(t, dir, marker)) == 0 {
+		t.Fatal("the marker is in no file before the erasure")
+	}
+	_, err := EraseEntity(e, g.scope, g.a, EraseOptions{})
+	mustDo(t, err)
+	if hits := grepDir(t, dir, marker); len(hits) > 0 {
+		t.Errorf("after the erasure, the marker is in %v", hits)
+	}
+	entries, err := LedgerEntries(e)
+	mustDo(t, err)
+	mustDo(t, e.Close())
+	_, err = Restore(ckpt, restored, entries, EraseOptions{})
+	mustDo(t, err)
+	if hits := grepDir(t, restored, marker); len(hits) > 0 {
+		t.Errorf("after the restore, the marker is in %v", hits)
+	}
+	r := storagetest.OpenRocksDB(t, restored)
+	g.index = bitmap.New(r, bitmap.Options{})
+	g.store = temporal.Open(r, temporal.Options{Indexers: []temporal.Indexer{g.index}})
+	checkEntityGone(t, r, g)
+}

@@ -1,0 +1,156 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/tenants"
+)
+
+// An import must not leave half a tenant. It therefore reads the file
+// twice. The first pass checks everything (header, every frame, every
+// key's scope, the order, the counts, the checksum) and writes nothing: a
+// truncated, damaged, foreign or tampered file is refused before the store
+// is touched. The second pass writes the rows in bounded batches, checking
+// the same things again (the file could change between the passes), and
+// makes the last batch durable, which on an engine with one ordered log
+// makes every earlier one durable too. If the second pass fails, the
+// target tenant, empty before the import, is wiped again
+// (storage.WipeTenant), durably.
+//
+// What remains: a process killed during the second pass leaves the rows
+// written so far. The next import into that tenant is refused
+// (ErrTargetNotEmpty); erase the tenant and import again.
+
+// Batch bounds of the second pass: every engine takes batches this size
+// (etcd's default limits are 128 operations and 1.5 MiB per transaction),
+// and one batch is all an import holds in memory beyond one row.
+const (
+	importBatchRows  = 128
+	importBatchBytes = 1 << 20
+)
+
+// Import writes the rows of the export read from f, from its current
+// offset on, into the active,
+// empty tenant to of e: the tenant it was exported from, or another,
+// under which every key is rescoped by the authority
+// (storage.RescopeRow). The target must be provisioned and active in the
+// registry (tenants.ErrUnknownTenant, ErrNotActive) and hold no row in any
+// family (ErrTargetNotEmpty). Subsystems opened on e must not be using the
+// target tenant while it is imported.
+func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Options) (Stats, error) {
+	if e == nil {
+		return Stats{}, fmt.Errorf("import: %w", tenants.ErrNoEngine)
+	}
+	if to.IsZero() {
+		return Stats{}, fmt.Errorf("import: %w", tenants.ErrNilScope)
+	}
+	if err := checkTarget(e, to); err != nil {
+		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
+	}
+	start, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
+	}
+	if _, err := readExport(f, to, opt.ticker("verify"), nil); err != nil {
+		return Stats{}, fmt.Errorf("import into %s: verify: %w", to, err)
+	}
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return Stats{}, fmt.Errorf("import into %s: rewind: %w", to, err)
+	}
+	w := &importWriter{e: e}
+	st, err := readExport(f, to, opt.ticker("import"), w)
+	if err == nil {
+		err = w.flush(true)
+	}
+	if err != nil {
+		if werr := storage.WipeTenant(e, to); werr != nil {
+			err = errors.Join(err, fmt.Errorf("undo the partial import: %w", werr))
+		}
+		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
+	}
+	return st, nil
+}
+
+// checkTarget returns nil if to is an active tenant of the registry that
+// holds no row.
+func checkTarget(r storage.Reader, to storage.TenantScope) error {
+	t, err := tenants.Get(r, to)
+	if err != nil {
+		return err
+	}
+	if t.State != tenants.Active {
+		return fmt.Errorf("tenant %s: %w", t.State, ErrNotActive)
+	}
+	for _, cf := range storage.Families() {
+		for _, err := range r.Scan(storage.TenantAll(to, cf)) {
+			if err != nil {
+				return fmt.Errorf("scan %s: %w", cf, err)
+			}
+			return fmt.Errorf("it holds %s rows: %w", cf, ErrTargetNotEmpty)
+		}
+	}
+	return nil
+}
+
+// readExport reads and checks the whole export in f, rescoping every row
+// to scope to, and hands each to w if w is not nil.
+func readExport(f io.Reader, to storage.TenantScope, tick *ticker, w *importWriter) (Stats, error) {
+	x, err := newExportReader(f)
+	if err != nil {
+		return Stats{}, err
+	}
+	for {
+		cf, key, value, err := x.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Stats{}, err
+		}
+		k, v, err := storage.RescopeRow(x.header.Scope, to, cf, key, value)
+		if err != nil {
+			return Stats{}, fmt.Errorf("row %x: %w: %w", key, ErrCorruptFile, err)
+		}
+		if w != nil {
+			if err := w.put(k, v); err != nil {
+				return Stats{}, err
+			}
+		}
+		tick.row(x.n)
+	}
+	tick.done(x.n)
+	return Stats{Families: x.header.Families, Rows: x.rows, Bytes: x.n}, nil
+}
+
+// importWriter writes rows in bounded batches.
+type importWriter struct {
+	e     storage.Engine
+	b     storage.Batch
+	bytes int
+}
+
+func (w *importWriter) put(k storage.Key, v []byte) error {
+	w.b.Put(k, v)
+	w.bytes += k.Len() + len(v)
+	if w.b.Len() >= importBatchRows || w.bytes >= importBatchBytes {
+		return w.flush(false)
+	}
+	return nil
+}
+
+// flush writes the batch; durably if last.
+func (w *importWriter) flush(last bool) error {
+	write := w.e.Write
+	if last {
+		write = w.e.WriteDurable
+	}
+	if err := write(&w.b); err != nil {
+		return fmt.Errorf("write rows: %w", err)
+	}
+	w.b.Reset()
+	w.bytes = 0
+	return nil
+}

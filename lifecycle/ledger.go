@@ -1,0 +1,65 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/system/ledger"
+)
+
+// LedgerEntries returns every entry of the erasure ledger of r, in the
+// order they were made.
+func LedgerEntries(r storage.Reader) ([]ledger.Entry, error) {
+	var out []ledger.Entry
+	for en, err := range ledger.Entries(r) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, en)
+	}
+	return out, nil
+}
+
+// ExportLedger writes the erasure ledger of r to w as a ledger file (see
+// ledger.WriteFile), and returns the number of entries.
+func ExportLedger(r storage.Reader, w io.Writer) (int, error) {
+	return ledger.WriteFile(w, r)
+}
+
+// ReadLedger reads the erasure ledger at path: a ledger file written by
+// ExportLedger, or the directory of a RocksDB store, which it opens (it
+// must not be open elsewhere) and closes again.
+func ReadLedger(path string) ([]ledger.Entry, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read ledger: %w", err)
+	}
+	if !fi.IsDir() {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("read ledger: %w", err)
+		}
+		defer f.Close()
+		entries, err := ledger.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read ledger %s: %w", path, err)
+		}
+		return entries, nil
+	}
+	e, err := rocksdb.Open(rocksdb.Config{Path: path})
+	if err != nil {
+		return nil, fmt.Errorf("read ledger of the store %s: %w", path, err)
+	}
+	entries, err := LedgerEntries(e)
+	if closeErr := e.Close(); closeErr != nil {
+		err = errors.Join(err, closeErr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read ledger of the store %s: %w", path, err)
+	}
+	return entries, nil
+}
