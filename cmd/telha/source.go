@@ -8,26 +8,25 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
+	"telha.dev/lifecycle"
 	"telha.dev/sources"
 )
 
 const sourceUsage = `usage:
-  telha source put -data DIR -scope TENANT:ORG FILE      ingest FILE (canonical text: valid UTF-8); prints its blob id
-  telha source get -data DIR -scope TENANT:ORG -id ID    print the text of blob ID
-  telha source facts -data DIR -scope TENANT:ORG -id ID  list the passages of blob ID and the facts asserted from them`
+  telha source put -data DIR -scope TENANT:ORG|NAME FILE      ingest FILE (canonical text: valid UTF-8); prints its blob id
+  telha source get -data DIR -scope TENANT:ORG|NAME -id ID    print the text of blob ID
+  telha source facts -data DIR -scope TENANT:ORG|NAME -id ID  list the passages of blob ID and the facts asserted from them`
 
 // sourceUsages are the one-line usages of the subcommands.
 var sourceUsages = map[string]string{
-	"put":   "telha source put -data DIR -scope TENANT:ORG FILE",
-	"get":   "telha source get -data DIR -scope TENANT:ORG -id ID",
-	"facts": "telha source facts -data DIR -scope TENANT:ORG -id ID",
+	"put":   "telha source put -data DIR -scope TENANT:ORG|NAME FILE",
+	"get":   "telha source get -data DIR -scope TENANT:ORG|NAME -id ID",
+	"facts": "telha source facts -data DIR -scope TENANT:ORG|NAME -id ID",
 }
 
 // sourceCommand runs `telha source put|get|facts`.
@@ -38,7 +37,7 @@ func sourceCommand(args []string, stdout io.Writer) error {
 	sub, args := args[0], args[1:]
 	flags := flag.NewFlagSet("source "+sub, flag.ContinueOnError)
 	dataDir := flags.String("data", "", "directory of the embedded RocksDB store")
-	scopeArg := flags.String("scope", "", "the tenant: TENANT:ORG, two UUIDs")
+	scopeArg := flags.String("scope", "", "the tenant: TENANT:ORG (two UUIDs), or a registered tenant's name")
 	idArg := flags.String("id", "", "the blob id (get, facts)")
 	switch sub {
 	case "put", "get", "facts":
@@ -51,15 +50,15 @@ func sourceCommand(args []string, stdout io.Writer) error {
 	if err := parseFlags(flags, args, "usage: "+sourceUsages[sub], stdout); err != nil {
 		return err
 	}
-	scope, err := parseScope(*scopeArg)
-	if err != nil {
-		return usagef("source %s: -scope: %v", sub, err)
+	if *scopeArg == "" {
+		return usagef("source %s: missing -scope TENANT:ORG|NAME", sub)
 	}
 	if *dataDir == "" {
 		return usagef("source %s: missing -data DIR", sub)
 	}
 	var file string
 	var id uuid.UUID
+	var err error
 	if sub == "put" {
 		if flags.NArg() != 1 || *idArg != "" {
 			return usagef("source put: want one FILE and no -id (usage: %s)", sourceUsages[sub])
@@ -73,9 +72,13 @@ func sourceCommand(args []string, stdout io.Writer) error {
 			return usagef("source %s: -id: %q is not a blob id: %v", sub, *idArg, err)
 		}
 	}
-	eng, err := rocksdb.Open(rocksdb.Config{Path: *dataDir, CreateIfMissing: sub == "put"})
+	eng, err := openTenantStore("source "+sub, *dataDir, sub == "put")
 	if err != nil {
-		return usagef("source %s: unusable data directory %s: %v", sub, *dataDir, err)
+		return err
+	}
+	scope, err := sourceScope(sub, eng, *scopeArg)
+	if err != nil {
+		return errors.Join(err, eng.Close())
 	}
 	s := sources.Open(eng, sources.Options{})
 	switch sub {
@@ -89,21 +92,18 @@ func sourceCommand(args []string, stdout io.Writer) error {
 	return errors.Join(err, eng.Close())
 }
 
-// parseScope parses TENANT:ORG, two UUIDs, neither nil.
-func parseScope(arg string) (scope storage.TenantScope, err error) {
-	tenant, org, ok := strings.Cut(arg, ":")
-	if !ok {
-		return scope, fmt.Errorf("%q is not TENANT:ORG", arg)
-	}
-	t, err := uuid.Parse(tenant)
+// sourceScope resolves -scope (TENANT:ORG, or a registered tenant's name)
+// to a tenant that is not being erased: documents written into a tenant
+// under erasure would outlive it.
+func sourceScope(sub string, r storage.Reader, arg string) (storage.TenantScope, error) {
+	t, known, err := lookupTenant("source "+sub, r, arg)
 	if err != nil {
-		return scope, fmt.Errorf("tenant %q: %v", tenant, err)
+		return t.Scope, err
 	}
-	o, err := uuid.Parse(org)
-	if err != nil {
-		return scope, fmt.Errorf("organization %q: %v", org, err)
+	if known && t.State != lifecycle.Active {
+		return t.Scope, usagef("source %s: tenant %s is %s", sub, arg, t.State)
 	}
-	return storage.NewTenantScope(t, o)
+	return t.Scope, nil
 }
 
 // sourcePut ingests file and prints its blob id.

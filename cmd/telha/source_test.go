@@ -42,6 +42,13 @@ func TestSourceCommands(t *testing.T) {
 	if code, out, _ := call("source", "facts", "-data", data, "-scope", scope, "-id", id); code != exitOK || !strings.Contains(out, "no facts recorded") {
 		t.Fatalf("facts: %d, %q", code, out)
 	}
+	// A registered tenant is named by its display name too.
+	if code, _, errOut := call("tenant", "provision", "-data", data, "-scope", scope, "-name", "acme"); code != exitOK {
+		t.Fatalf("tenant provision: %d, %q", code, errOut)
+	}
+	if code, out, _ := call("source", "get", "-data", data, "-scope", "acme", "-id", id); code != exitOK || !strings.HasPrefix(out, "Ada Lovelace") {
+		t.Fatalf("get by tenant name: %d, %q", code, out)
+	}
 	if code, out, _ := call("source", "-h"); code != exitOK || !strings.Contains(out, "telha source put") {
 		t.Fatalf("source -h: %d, %q", code, out)
 	}
@@ -54,7 +61,7 @@ func TestSourceCommands(t *testing.T) {
 		{"no subcommand", []string{"source"}, "missing subcommand"},
 		{"unknown subcommand", []string{"source", "delete"}, `unknown subcommand "delete"`},
 		{"no scope", []string{"source", "put", "-data", data, doc}, "-scope"},
-		{"scope without colon", []string{"source", "put", "-data", data, "-scope", "x", doc}, "not TENANT:ORG"},
+		{"unknown tenant name", []string{"source", "put", "-data", data, "-scope", "nobody", doc}, `look up "nobody"`},
 		{"nil tenant", []string{"source", "put", "-data", data, "-scope", "00000000-0000-0000-0000-000000000000:0190a000-0000-7000-8000-00000000000f", doc}, "nil tenant"},
 		{"no data", []string{"source", "put", "-scope", scope, doc}, "missing -data"},
 		{"no file", []string{"source", "put", "-data", data, "-scope", scope}, "want one FILE"},
