@@ -80,4 +80,17 @@ func TestSourceCommands(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", tt.name, code, out, errOut, tt.want)
 		}
 	}
+
+	// An erased tenant takes no document, and has none.
+	if code, _, errOut := call("tenant", "erase", "-data", data, "-scope", "acme"); code != exitOK {
+		t.Fatalf("tenant erase: %d, %q", code, errOut)
+	}
+	for _, args := range [][]string{
+		{"source", "put", "-data", data, "-scope", scope, doc},
+		{"source", "get", "-data", data, "-scope", scope, "-id", id},
+	} {
+		if code, _, errOut := call(args...); code != exitUsage || !strings.Contains(errOut, "is erased") {
+			t.Errorf("%v after the erasure: exit %d, %q", args, code, errOut)
+		}
+	}
 }
