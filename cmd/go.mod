@@ -9,6 +9,7 @@ require (
 	telha.dev/graph v0.0.0-00010101000000-000000000000
 	telha.dev/jobs v0.0.0-00010101000000-000000000000
 	telha.dev/lifecycle v0.0.0-00010101000000-000000000000
+	telha.dev/sources v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
 	telha.dev/vector v0.0.0-00010101000000-000000000000
 )
@@ -101,6 +102,7 @@ replace (
 	telha.dev/graph => ../graph
 	telha.dev/jobs => ../jobs
 	telha.dev/lifecycle => ../lifecycle
+	telha.dev/sources => ../sources
 	telha.dev/temporal => ../temporal
 	telha.dev/vector => ../vector
 )

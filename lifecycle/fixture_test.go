@@ -65,7 +65,7 @@ func fill(t testing.TB, e storage.Engine, scope storage.TenantScope, n, valueLen
 			{storage.TxTimeIndexKey(scope, tx, vt, other, storage.IndexEdge), edge.Bytes()},
 			{storage.VectorKey(scope, id, storage.ModelID(h), vt, tx), value("vector")},
 			{storage.SchemaKey(scope, storage.LabelHash(h), tx), value("schema")},
-			{storage.SourceKey(scope, id, tx), value("source")},
+			{storage.SourceChunkKey(scope, id, uint64(i)), value("source")},
 			{storage.RedactionRecordKey(scope, other), value("redaction")},
 			{storage.SpanKey(scope, id, uint64(i), uint64(i)+10), value("span")},
 			{storage.TraceKey(scope, id), value("trace")},

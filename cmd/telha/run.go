@@ -50,6 +50,7 @@ const usage = `usage:
   telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
   telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
   telha repair -data DIR                  make a damaged store open again, reporting what was dropped
+  telha source put|get|facts -data DIR -scope TENANT:ORG ...  ingest a document, print it, list the facts taken from it
   telha tenant provision|list|export|import|erase|verify -data DIR ...  the tenant lifecycle (telha tenant help)
   telha entity erase -data DIR -scope TENANT:ORG -id UUID  erase one entity physically
   telha checkpoint -data DIR -to CKPT     write a consistent copy of a store
@@ -87,6 +88,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return demo(args[1:], stdout)
 	case "repair":
 		return repair(args[1:], stdout)
+	case "source":
+		return sourceCommand(args[1:], stdout)
 	case "tenant":
 		return tenant(args[1:], stdout, stderr)
 	case "entity":

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/uuid"
@@ -143,15 +144,15 @@ func TestPropFieldOrder(t *testing.T) {
 }
 
 // The reserved slot of the sources family sorts first for its id: a
-// redaction record before every version of the source.
+// redaction record before every chunk of the blob. No chunk reaches it.
 func TestPropReservedSlotFirst(t *testing.T) {
 	checkProp(t, func(t *rapid.T) {
 		s, id := genScope.Draw(t, "scope"), genID.Draw(t, "id")
-		x := genTime.Draw(t, "tx")
-		k := SourceKey(s, id, x)
-		if x == MaxTimestamp {
+		chunk := rapid.OneOf(rapid.Uint64(), rapid.Uint64Range(math.MaxUint64-2, math.MaxUint64)).Draw(t, "chunk")
+		k := SourceChunkKey(s, id, chunk)
+		if chunk == RedactionChunkIndex {
 			if k.Valid() {
-				t.Fatalf("SourceKey at MaxTimestamp, the reserved slot, = %x", k.Bytes())
+				t.Fatalf("SourceChunkKey at RedactionChunkIndex, the reserved slot, = %x", k.Bytes())
 			}
 			return
 		}

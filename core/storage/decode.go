@@ -64,24 +64,30 @@ type SchemaParts struct {
 }
 
 // SourceParts are the components of a sources key. Redaction is set for the
-// reserved slot (redaction records and blocklist rows), where TxStart is
+// reserved slot (redaction records and blocklist rows), where Chunk is
 // meaningless. Under the system scope the key is an erasure ledger entry:
-// Source is the entry id, TxStart the time it was recorded.
+// Source is the entry id, TxStart the time it was recorded, and Chunk is
+// meaningless; under a tenant's, TxStart is.
 type SourceParts struct {
 	Family    ColumnFamily
 	Scope     KeyScope
 	Source    uuid.UUID
+	Chunk     uint64
 	TxStart   Timestamp
 	Redaction bool
 }
 
-// SpanParts are the components of a spans key.
+// SpanParts are the components of a spans key. ByFact is set for the fact
+// shape, the reverse row of a span for the fact Fact; Fact is the nil UUID
+// otherwise.
 type SpanParts struct {
 	Family ColumnFamily
 	Scope  KeyScope
 	Source uuid.UUID
 	Start  uint64
 	End    uint64
+	Fact   uuid.UUID
+	ByFact bool
 }
 
 // TraceParts are the components of a traces key. Under the system scope
@@ -252,25 +258,40 @@ func DecodeSource(b []byte) (SourceParts, error) {
 		return SourceParts{}, err
 	}
 	p := SourceParts{Family: Sources, Scope: s, Source: d.uuid()}
-	slot := invert(d.u64())
-	switch {
+	switch slot := invert(d.u64()); {
 	case slot == RedactionChunkIndex && s.IsSystem():
 		return SourceParts{}, fmt.Errorf("decode %s key: %w: the reserved slot under the system scope (an erasure ledger entry at MaxTimestamp)", Sources, ErrUnknownKind)
 	case slot == RedactionChunkIndex:
 		p.Redaction = true
-	default:
+	case s.IsSystem():
 		p.TxStart = fromOrdered(slot)
+	default:
+		p.Chunk = slot
 	}
 	return p, nil
 }
 
-// DecodeSpan decodes a spans key.
+// DecodeSpan decodes a spans key of either shape: a span, or the fact
+// shape, which its marker announces.
 func DecodeSpan(b []byte) (SpanParts, error) {
-	d, s, err := newDecoder(Spans, b, SpanKeyLen)
+	want := SpanKeyLen
+	if len(b) >= factSpanMarkerOffset+8 {
+		marker := decoder{b: b, off: factSpanMarkerOffset}
+		if marker.u64() == factSpanMarker {
+			want = FactSpanKeyLen
+		}
+	}
+	d, s, err := newDecoder(Spans, b, want)
 	if err != nil {
 		return SpanParts{}, err
 	}
-	return SpanParts{Family: Spans, Scope: s, Source: d.uuid(), Start: d.u64(), End: d.u64()}, nil
+	p := SpanParts{Family: Spans, Scope: s}
+	if want == FactSpanKeyLen {
+		p.Fact, p.ByFact = d.uuid(), true
+		d.off += 8
+	}
+	p.Source, p.Start, p.End = d.uuid(), d.u64(), d.u64()
+	return p, nil
 }
 
 // DecodeTrace decodes a traces key, tenant or tenant registry.

@@ -135,10 +135,13 @@ func (p SourceParts) String() string {
 	if p.Scope.IsSystem() {
 		return fmt.Sprintf("%s scope=%s ledger_entry=%s recorded_at=%s", p.Family, p.Scope, p.Source, p.TxStart)
 	}
-	return fmt.Sprintf("%s scope=%s source=%s tx_start=%s", p.Family, p.Scope, p.Source, p.TxStart)
+	return fmt.Sprintf("%s scope=%s blob=%s chunk=%d", p.Family, p.Scope, p.Source, p.Chunk)
 }
 
 func (p SpanParts) String() string {
+	if p.ByFact {
+		return fmt.Sprintf("%s scope=%s fact=%s source=%s start=%d end=%d", p.Family, p.Scope, p.Fact, p.Source, p.Start, p.End)
+	}
 	return fmt.Sprintf("%s scope=%s source=%s start=%d end=%d", p.Family, p.Scope, p.Source, p.Start, p.End)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/uuid"
@@ -268,10 +269,11 @@ func TestZeroValues(t *testing.T) {
 func TestInvalidInputs(t *testing.T) {
 	sys := SystemScope{}
 	keys := map[string]Key{
-		"JobKey(S, 0, ...)":             JobKey(fxS, 0, 1, fxCreated, fxA),
-		"JobKey(S, 6, ...)":             JobKey(fxS, JobDead+1, 1, fxCreated, fxA),
-		"SystemScope.JobKey(0, ...)":    sys.JobKey(0, 1, fxCreated, fxA),
-		"SourceKey(S, A, MaxTimestamp)": SourceKey(fxS, fxA, MaxTimestamp),
+		"JobKey(S, 0, ...)":                         JobKey(fxS, 0, 1, fxCreated, fxA),
+		"JobKey(S, 6, ...)":                         JobKey(fxS, JobDead+1, 1, fxCreated, fxA),
+		"SystemScope.JobKey(0, ...)":                sys.JobKey(0, 1, fxCreated, fxA),
+		"SourceChunkKey(S, A, RedactionChunkIndex)": SourceChunkKey(fxS, fxA, RedactionChunkIndex),
+		"SpanKey(S, A, math.MaxUint64, 0)":          SpanKey(fxS, fxA, math.MaxUint64, 0),
 	}
 	for name, k := range keys {
 		if k.Valid() {
@@ -323,7 +325,7 @@ func TestInvalidInputs(t *testing.T) {
 // range can hold must refuse too rather than return [cursor+0x00,
 // cursor+0x00).
 func TestAfterNeverEmpty(t *testing.T) {
-	cursor := SourceKey(fxS, fxA, fxTx)
+	cursor := SourceChunkKey(fxS, fxA, 0)
 	stored, err := FromStoredBounds(Sources, refPrefix(fxS), cat(cursor.Bytes(), []byte{0}))
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,7 @@
 package storage
 
+import "encoding/binary"
+
 // The key length of each layout, written by its setters; the tests hold
 // them to the layout table.
 const (
@@ -10,6 +12,7 @@ const (
 	SchemaKeyLen        = 48
 	SourceKeyLen        = 56
 	SpanKeyLen          = 64
+	FactSpanKeyLen      = 88
 	TraceKeyLen         = 48
 	JobKeyLen           = 58
 
@@ -23,6 +26,14 @@ const (
 // bitmapKindOffset is where a bitmap_index key holds its kind byte, after
 // the scope and the label hash.
 const bitmapKindOffset = ScopeLen + 8
+
+// factSpanMarker fills, in a spans key, the eight bytes after the first id
+// of the fact shape: no span starts at math.MaxUint64, so those bytes tell
+// the 88-byte fact shape from the 64-byte span shape.
+const factSpanMarker uint64 = 1<<64 - 1
+
+// factSpanMarkerOffset is where a spans key holds the marker.
+const factSpanMarkerOffset = ScopeLen + 16
 
 // layoutLen returns the length that a key of the valid family cf must have,
 // given the key's bytes b (a whole Key buffer, MaxKeyLen long), or -1 if a
@@ -38,6 +49,11 @@ func layoutLen(cf ColumnFamily, b []byte) int {
 		if !JobState(b[ScopeLen]).Valid() {
 			return -1
 		}
+	case Spans:
+		if binary.BigEndian.Uint64(b[factSpanMarkerOffset:]) == factSpanMarker {
+			return FactSpanKeyLen
+		}
+		return SpanKeyLen
 	case BitmapIndex:
 		kind := BitmapKind(b[bitmapKindOffset])
 		if !kind.Valid() {

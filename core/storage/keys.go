@@ -175,23 +175,24 @@ func (k *Key) SetEdgeType(s TenantScope, h EdgeTypeHash, txStart Timestamp) {
 	k.SetSchema(s, EdgeTypeLabel(h), txStart)
 }
 
-// SourceKey is [scope 32][source id 16][inv tx start 8]. MaxTimestamp is the
-// reserved redaction slot, so it yields an invalid Key.
-func SourceKey(s TenantScope, source uuid.UUID, txStart Timestamp) (k Key) {
-	k.SetSource(s, source, txStart)
+// SourceChunkKey is [scope 32][blob id 16][inv chunk index 8]: one chunk of
+// a blob's canonical text. RedactionChunkIndex is the reserved redaction
+// slot, so it yields an invalid Key.
+func SourceChunkKey(s TenantScope, blob uuid.UUID, chunk uint64) (k Key) {
+	k.SetSourceChunk(s, blob, chunk)
 	return k
 }
 
-// SetSource sets k to SourceKey(s, source, txStart).
-func (k *Key) SetSource(s TenantScope, source uuid.UUID, txStart Timestamp) {
-	k.setSource(&s, &source, inverted(txStart))
-	if txStart == MaxTimestamp {
+// SetSourceChunk sets k to SourceChunkKey(s, blob, chunk).
+func (k *Key) SetSourceChunk(s TenantScope, blob uuid.UUID, chunk uint64) {
+	k.setSource(&s, &blob, invert(chunk))
+	if chunk == RedactionChunkIndex {
 		k.family = 0
 	}
 }
 
 // setSource writes the 56-byte sources shape with an already inverted slot:
-// a tx time, or the reserved RedactionChunkIndex.
+// a chunk index, or the reserved RedactionChunkIndex.
 func (k *Key) setSource(s *TenantScope, id *uuid.UUID, invertedSlot uint64) {
 	k.shrink(SourceKeyLen)
 	k.family, k.n = Sources, SourceKeyLen
@@ -201,7 +202,8 @@ func (k *Key) setSource(s *TenantScope, id *uuid.UUID, invertedSlot uint64) {
 }
 
 // SpanKey is [scope 32][source id 16][span start 8][span end 8]. Offsets are
-// not inverted: spans iterate in document order.
+// not inverted: spans iterate in document order. A start of math.MaxUint64
+// is the fact shape's marker, so it yields an invalid Key.
 func SpanKey(s TenantScope, source uuid.UUID, start, end uint64) (k Key) {
 	k.SetSpan(s, source, start, end)
 	return k
@@ -215,6 +217,32 @@ func (k *Key) SetSpan(s TenantScope, source uuid.UUID, start, end uint64) {
 	copy(k.b[32:], source[:])
 	binary.BigEndian.PutUint64(k.b[48:], start)
 	binary.BigEndian.PutUint64(k.b[56:], end)
+	if start == factSpanMarker {
+		k.family = 0
+	}
+}
+
+// FactSpanKey is [scope 32][fact id 16][marker 8][source id 16][span start 8][span end 8]:
+// the reverse row of SpanKey(s, source, start, end) for one fact it produced,
+// so that the passages of a fact are found without a scan over sources.
+func FactSpanKey(s TenantScope, fact, source uuid.UUID, start, end uint64) (k Key) {
+	k.SetFactSpan(s, fact, source, start, end)
+	return k
+}
+
+// SetFactSpan sets k to FactSpanKey(s, fact, source, start, end). The fact
+// shape is MaxKeyLen long, so it has no tail to clear either.
+var _ [FactSpanKeyLen - MaxKeyLen]struct{}
+
+// SetFactSpan sets k to FactSpanKey(s, fact, source, start, end).
+func (k *Key) SetFactSpan(s TenantScope, fact, source uuid.UUID, start, end uint64) {
+	k.family, k.n = Spans, FactSpanKeyLen
+	copy(k.b[0:], s.p[:])
+	copy(k.b[32:], fact[:])
+	binary.BigEndian.PutUint64(k.b[48:], factSpanMarker)
+	copy(k.b[56:], source[:])
+	binary.BigEndian.PutUint64(k.b[72:], start)
+	binary.BigEndian.PutUint64(k.b[80:], end)
 }
 
 // TraceKey is [scope 32][query id 16].

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"reflect"
 	"runtime"
 	"slices"
@@ -26,6 +27,7 @@ const (
 	FieldInvertedTime                      // a Timestamp, inverted: later times sort first
 	FieldOrderedTime                       // a Timestamp, order-preserving: earlier times sort first
 	FieldUint64
+	FieldInvertedUint64 // a uint64, inverted (its bitwise complement): highest first
 	FieldUint32
 	FieldUint8
 	FieldIndexKind  // an IndexKind byte
@@ -37,16 +39,17 @@ var fieldKinds = [...]struct {
 	width    int
 	encoding string
 }{
-	FieldID:           {16, "uuid, 16 raw bytes"},
-	FieldHash:         {8, "xxh3-64, big-endian"},
-	FieldInvertedTime: {8, "timestamp, inverted: latest first"},
-	FieldOrderedTime:  {8, "timestamp, ascending"},
-	FieldUint64:       {8, "uint64, big-endian"},
-	FieldUint32:       {4, "uint32, big-endian"},
-	FieldUint8:        {1, "uint8"},
-	FieldIndexKind:    {1, "index kind: 0x00 node, 0x01 edge"},
-	FieldJobState:     {1, "job state: 0x01 queued to 0x05 dead"},
-	FieldBitmapKind:   {1, "bitmap kind"},
+	FieldID:             {16, "uuid, 16 raw bytes"},
+	FieldHash:           {8, "xxh3-64, big-endian"},
+	FieldInvertedTime:   {8, "timestamp, inverted: latest first"},
+	FieldOrderedTime:    {8, "timestamp, ascending"},
+	FieldUint64:         {8, "uint64, big-endian"},
+	FieldInvertedUint64: {8, "uint64, inverted (^v): highest first"},
+	FieldUint32:         {4, "uint32, big-endian"},
+	FieldUint8:          {1, "uint8"},
+	FieldIndexKind:      {1, "index kind: 0x00 node, 0x01 edge"},
+	FieldJobState:       {1, "job state: 0x01 queued to 0x05 dead"},
+	FieldBitmapKind:     {1, "bitmap kind"},
 }
 
 // Width returns the number of bytes a field of this kind takes.
@@ -209,14 +212,16 @@ var layouts = []Layout{
 	},
 	{
 		Family: Sources,
-		Fields: []Field{id("source_id"), invTime("tx_time_start")},
-		Note:   "tx_time_start is never MaxTimestamp: its inverted bytes are the reserved slot below",
-		keys:   []any{SourceKey},
-		scans:  []Scan{{1, SourceHistory}},
+		Fields: []Field{id("blob_id"), {Name: "chunk_index", Kind: FieldInvertedUint64}},
+		Note: "A blob's canonical text in chunks, indexes dense from 0; a scan meets them last chunk first, so readers fetch them by index. " +
+			"chunk_index is never RedactionChunkIndex (math.MaxUint64): its inverted bytes are the reserved slot below. " +
+			"The slot is a chunk index, not an inverted tx_time_start: see Decisions at the end.",
+		keys:  []any{SourceChunkKey},
+		scans: []Scan{{1, SourceRows}},
 	},
 	{
 		Family: Sources, Shape: "redaction record / blocklist",
-		Fields: []Field{id("blob_id or blocklist_id"), {Name: "slot", Kind: FieldUint64, Fixed: make([]byte, 8),
+		Fields: []Field{id("blob_id or blocklist_id"), {Name: "slot", Kind: FieldInvertedUint64, Fixed: make([]byte, 8),
 			Encoding: "RedactionChunkIndex (math.MaxUint64), inverted: eight zero bytes"}},
 		Note: `blocklist_id = blake3("telha/blocklist/v1" || keyed_digest)[:16] (BlocklistKey)`,
 		keys: []any{RedactionRecordKey},
@@ -231,9 +236,18 @@ var layouts = []Layout{
 	{
 		Family: Spans,
 		Fields: []Field{id("source_id"), {Name: "span_start", Kind: FieldUint64}, {Name: "span_end", Kind: FieldUint64}},
-		Note:   "offsets ascending: document order",
+		Note:   "offsets ascending: document order. span_start is never math.MaxUint64: those bytes mark the fact shape below",
 		keys:   []any{SpanKey},
 		scans:  []Scan{{1, SourceSpans}},
+	},
+	{
+		Family: Spans, Shape: "fact to span",
+		Fields: []Field{id("fact_id"), {Name: "marker", Kind: FieldUint64, Fixed: bytes.Repeat([]byte{0xff}, 8),
+			Encoding: "always 0xffffffffffffffff: no span starts at math.MaxUint64"},
+			id("source_id"), {Name: "span_start", Kind: FieldUint64}, {Name: "span_end", Kind: FieldUint64}},
+		Note:  "the reverse index of the spans above: the passages a node or edge (fact_id, its logical id) was asserted from",
+		keys:  []any{FactSpanKey},
+		scans: []Scan{{2, FactSpans}},
 	},
 	{
 		Family: Traces,

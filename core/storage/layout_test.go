@@ -121,7 +121,8 @@ func TestLayoutDocFile(t *testing.T) {
 	}
 }
 
-// The doc counts the 13 families and has a section for every layout.
+// The doc counts the 13 families and has a section for every layout, then
+// the decisions.
 func TestLayoutDocContent(t *testing.T) {
 	doc := LayoutDoc()
 	if !strings.Contains(doc, "There are 13 column families:") {
@@ -132,7 +133,7 @@ func TestLayoutDocContent(t *testing.T) {
 			t.Errorf("the layout doc does not list %s", cf)
 		}
 	}
-	if n := strings.Count(doc, "\n## "); n != len(Layouts()) {
-		t.Errorf("the layout doc has %d sections, want one per layout (%d)", n, len(Layouts()))
+	if n := strings.Count(doc, "\n## "); n != len(Layouts())+1 || !strings.Contains(doc, "\n## Decisions\n") {
+		t.Errorf("the layout doc has %d sections, want one per layout (%d) and the decisions", n, len(Layouts()))
 	}
 }

@@ -26,8 +26,55 @@ func LayoutDoc() string {
 	for _, l := range layouts {
 		writeLayout(&b, l)
 	}
+	b.WriteString(decisions)
 	return b.String()
 }
+
+// decisions records the choices the specification left open, with their
+// reasons, at the end of the layout doc.
+const decisions = `
+## Decisions
+
+### The eight-byte slot of the sources family is a chunk index
+
+The specification gives the slot after a sources key's id two readings: an
+inverted tx_time_start (a version of a source, latest first), and a chunk
+index of a blob's canonical text, whose reserved value math.MaxUint64
+(RedactionChunkIndex) inverts to eight zero bytes and sorts first. In a
+tenant's rows Telha takes the second, and only the second (the erasure
+ledger, rows of the system scope with a shape of their own, keeps an
+inverted recorded-at time there; the scope tells the two apart):
+
+- A blob id is derived from the hash of the blob's canonical bytes, so a
+  blob never has a second version: the same id with other content would be
+  another hash. A tx time in the key would order versions that cannot
+  exist. The time a blob was ingested is kept in the value of its chunk 0.
+- The two readings cannot share one scope's rows: the bytes of a key would
+  not say which one they hold, and the decoder must.
+- The reserved rows (the redaction record and the blocklist row) keep the
+  bytes the specification gives them, eight zero bytes, and still sort
+  first for their id.
+
+The slot holds the chunk index inverted (its bitwise complement, as the
+specification's inv() gives), so chunk 0 is the last row of its blob and a
+scan meets the chunks last first. Engines scan forward only, so readers do
+not scan a blob: they read its chunks by index (SourceChunkKey), in order,
+from one snapshot. SourceChunkKey refuses RedactionChunkIndex (it yields an
+invalid Key, which every engine refuses with ErrInvalidKey), so no chunk
+can be written at the reserved slot; telha.dev/sources never asks for it,
+since a document whose chunk count reached it would be longer than
+math.MaxInt64 bytes.
+
+### Provenance is indexed both ways in the spans family
+
+A span row [source][start][end] says which facts a passage produced. The
+question the other way, which passages a fact comes from, is answered by
+the fact shape of the same family, [fact][marker][source][start][end],
+written in the same batch as the span. The marker, eight 0xff bytes where
+a span keeps its start, tells the two shapes apart: SpanKey refuses a start
+of math.MaxUint64, so no span claims it. Both scans are prefix scans of
+one entity, so neither reads another source's rows.
+`
 
 var scopeEncodings = [...]string{
 	TenantRows:          "tenant id 16 + organization id 16",

@@ -99,12 +99,23 @@ func EdgeTypeHistory(s TenantScope, h EdgeTypeHash) ScanRange {
 	return SchemaHistory(s, EdgeTypeLabel(h))
 }
 
-// SourceHistory is every row of one source: its redaction record first, if
-// any, then its versions latest first.
-func SourceHistory(s TenantScope, source uuid.UUID) ScanRange { return idRange(Sources, s, source) }
+// SourceRows is every row of one blob: its redaction record first, if any,
+// then its chunks, last chunk first.
+func SourceRows(s TenantScope, blob uuid.UUID) ScanRange { return idRange(Sources, s, blob) }
 
-// SourceSpans is every span of one source in document order.
+// SourceSpans is every span of one source in document order. If a fact's
+// logical id equals the source id, that fact's rows of the fact shape
+// follow (their marker sorts after every span start): callers decode each
+// row and keep those without SpanParts.ByFact.
 func SourceSpans(s TenantScope, source uuid.UUID) ScanRange { return idRange(Spans, s, source) }
+
+// FactSpans is every passage one fact (a node or edge logical id) was
+// asserted from: the rows of the fact shape, by source, then in document
+// order.
+func FactSpans(s TenantScope, fact uuid.UUID) ScanRange {
+	var k Key
+	return startPrefix(&k, Spans, s).id(fact).u64(factSpanMarker).prefixRange()
+}
 
 // JobsInState is the tenant's jobs in one state, by priority byte, then FIFO.
 func JobsInState(s TenantScope, state JobState) ScanRange {

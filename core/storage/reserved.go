@@ -7,8 +7,8 @@ import (
 
 // RedactionChunkIndex is the reserved slot of the sources family
 // (docs/design.md, Reserved rows): math.MaxUint64, stored inverted as eight
-// zero bytes, so redaction and blocklist rows sort first for their id, and
-// no real chunk index or tx time can collide with it.
+// zero bytes, so redaction and blocklist rows sort first for their id.
+// SourceChunkKey refuses it, so no real chunk can be written there.
 const RedactionChunkIndex uint64 = 1<<64 - 1
 
 // blocklistNamespace keeps blocklist ids apart from real blob ids, which

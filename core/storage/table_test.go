@@ -150,7 +150,7 @@ var genUsedKey = rapid.Custom(func(t *rapid.T) (k Key) {
 	case 2:
 		k = SystemScope{}.JobKey(JobDead, math.MaxUint8, MaxTimestamp, uuid.Max)
 	case 3:
-		k = SourceKey(genScope.Draw(t, "usedScope"), uuid.Max, MaxTimestamp) // the reserved slot: refused
+		k = SourceChunkKey(genScope.Draw(t, "usedScope"), uuid.Max, RedactionChunkIndex) // the reserved slot: refused
 	case 4:
 		k = AdjacencyInKey(TenantScope{}, uuid.Max, math.MaxUint64, MinTimestamp, MinTimestamp, uuid.Max)
 	}
@@ -232,6 +232,8 @@ func refField(f Field, v reflect.Value) []byte {
 		return id[:]
 	case FieldHash, FieldUint64:
 		return be64(v.Uint())
+	case FieldInvertedUint64:
+		return be64(math.MaxUint64 - v.Uint())
 	case FieldInvertedTime:
 		return refInv(Timestamp(v.Int()))
 	case FieldOrderedTime:
@@ -276,18 +278,17 @@ func (sh keyShape) want(a args) ([]byte, bool) {
 	return b, true
 }
 
-// fixedMatch reports whether key bytes b have l's length and l's fixed
-// fields.
+// fixedMatch reports whether key bytes b claim l: l has fixed fields, and
+// b holds every one of them at its offset. A shorter key claims a longer
+// layout whose fixed fields it holds (the spans marker): the decoders take
+// such bytes for the longer layout.
 func fixedMatch(l Layout, b []byte) bool {
-	if len(b) != l.Len() {
-		return false
-	}
 	off := ScopeLen
 	hasFixed := false
 	for _, f := range l.Fields {
 		if f.Fixed != nil {
 			hasFixed = true
-			if !bytes.Equal(b[off:off+f.Width()], f.Fixed) {
+			if off+f.Width() > len(b) || !bytes.Equal(b[off:off+f.Width()], f.Fixed) {
 				return false
 			}
 		}
@@ -305,6 +306,8 @@ func fieldValue(f Field, b []byte, typ reflect.Type) reflect.Value {
 		return reflect.ValueOf(uuid.UUID(b))
 	case FieldHash, FieldUint64:
 		v = binary.BigEndian.Uint64(b)
+	case FieldInvertedUint64:
+		v = math.MaxUint64 - binary.BigEndian.Uint64(b)
 	case FieldInvertedTime:
 		v = math.MaxUint64 - binary.BigEndian.Uint64(b) - 1<<63
 	case FieldOrderedTime:
@@ -392,6 +395,8 @@ func (sh keyShape) compareArgs(a, b args) int {
 			c = bytes.Compare(x[:], y[:])
 		case FieldInvertedTime:
 			c = -cmp.Compare(a[j].Int(), b[j].Int())
+		case FieldInvertedUint64:
+			c = -cmp.Compare(a[j].Uint(), b[j].Uint())
 		case FieldOrderedTime:
 			c = cmp.Compare(a[j].Int(), b[j].Int())
 		default:
@@ -544,7 +549,7 @@ func fieldTakes(k FieldKind, typ reflect.Type) bool {
 		return typ == uuidType
 	case FieldHash:
 		return typ.Kind() == reflect.Uint64 && typ.PkgPath() != ""
-	case FieldUint64:
+	case FieldUint64, FieldInvertedUint64:
 		return typ == reflect.TypeFor[uint64]()
 	case FieldInvertedTime, FieldOrderedTime:
 		return typ == timestampType

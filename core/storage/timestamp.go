@@ -10,8 +10,7 @@ import (
 // microseconds cover about ±292,000 years, enough for historical facts.
 type Timestamp int64
 
-// The extreme timestamps. MaxTimestamp in the sources family is the reserved
-// redaction slot and is never a transaction time.
+// The extreme timestamps.
 const (
 	MinTimestamp Timestamp = math.MinInt64
 	MaxTimestamp Timestamp = math.MaxInt64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/uuid"
@@ -91,14 +92,21 @@ var keyMakers = []func(p parts) storage.Key{
 		return storage.SchemaKey(p.s, storage.LabelHash(p.h), p.t1)
 	},
 	func(p parts) storage.Key {
-		tx := p.t1
-		if tx == storage.MaxTimestamp { // the reserved redaction slot, built below
-			tx = storage.MinTimestamp
+		chunk := uint64(p.t1)
+		if chunk == storage.RedactionChunkIndex { // the reserved redaction slot, built below
+			chunk = 0
 		}
-		return storage.SourceKey(p.s, p.id, tx)
+		return storage.SourceChunkKey(p.s, p.id, chunk)
 	},
 	func(p parts) storage.Key { return storage.RedactionRecordKey(p.s, p.id) },
-	func(p parts) storage.Key { return storage.SpanKey(p.s, p.id, uint64(p.t1), p.h) },
+	func(p parts) storage.Key {
+		start := uint64(p.t1)
+		if start == math.MaxUint64 { // the fact shape's marker, built below
+			start = 0
+		}
+		return storage.SpanKey(p.s, p.id, start, p.h)
+	},
+	func(p parts) storage.Key { return storage.FactSpanKey(p.s, p.id, p.id, uint64(p.t1), p.h) },
 	func(p parts) storage.Key { return storage.TraceKey(p.s, p.id) },
 	func(p parts) storage.Key {
 		if p.system {
@@ -146,7 +154,8 @@ var rangeMakers = []func(p parts) (storage.ScanRange, error){
 	func(p parts) (storage.ScanRange, error) {
 		return storage.VectorHistory(p.s, p.id, storage.ModelID(p.h)), nil
 	},
-	func(p parts) (storage.ScanRange, error) { return storage.SourceHistory(p.s, p.id), nil },
+	func(p parts) (storage.ScanRange, error) { return storage.SourceRows(p.s, p.id), nil },
+	func(p parts) (storage.ScanRange, error) { return storage.FactSpans(p.s, p.id), nil },
 	func(p parts) (storage.ScanRange, error) { return storage.SourceSpans(p.s, p.id), nil },
 	func(p parts) (storage.ScanRange, error) { return storage.JobsInState(p.s, p.state), nil },
 	func(p parts) (storage.ScanRange, error) {

@@ -55,7 +55,7 @@ func testBatchAtomicity(t *testing.T, h Harness) {
 			b.Put(storage.JobKey(tenantA.tenant, storage.JobDead+1, 0, 0, uuid.UUID{15: 1}), []byte("x"))
 		}},
 		{"Delete source key at the reserved slot", func(b *storage.Batch) {
-			b.Delete(storage.SourceKey(tenantA.tenant, uuid.UUID{15: 1}, storage.MaxTimestamp))
+			b.Delete(storage.SourceChunkKey(tenantA.tenant, uuid.UUID{15: 1}, storage.RedactionChunkIndex))
 		}},
 	}
 	for _, p := range poisons {

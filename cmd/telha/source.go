@@ -1,0 +1,182 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/lifecycle"
+	"telha.dev/sources"
+)
+
+const sourceUsage = `usage:
+  telha source put -data DIR -scope TENANT:ORG|NAME FILE      ingest FILE (canonical text: valid UTF-8); prints its blob id
+  telha source get -data DIR -scope TENANT:ORG|NAME -id ID    print the text of blob ID
+  telha source facts -data DIR -scope TENANT:ORG|NAME -id ID  list the passages of blob ID and the facts asserted from them`
+
+// sourceUsages are the one-line usages of the subcommands.
+var sourceUsages = map[string]string{
+	"put":   "telha source put -data DIR -scope TENANT:ORG|NAME FILE",
+	"get":   "telha source get -data DIR -scope TENANT:ORG|NAME -id ID",
+	"facts": "telha source facts -data DIR -scope TENANT:ORG|NAME -id ID",
+}
+
+// sourceCommand runs `telha source put|get|facts`.
+func sourceCommand(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("source: missing subcommand; %s", oneLine(sourceUsage))
+	}
+	sub, args := args[0], args[1:]
+	flags := flag.NewFlagSet("source "+sub, flag.ContinueOnError)
+	dataDir := flags.String("data", "", "directory of the embedded RocksDB store")
+	scopeArg := flags.String("scope", "", "the tenant: TENANT:ORG (two UUIDs), or a registered tenant's name")
+	idArg := flags.String("id", "", "the blob id (get, facts)")
+	switch sub {
+	case "put", "get", "facts":
+	case "-h", "-help", "--help", "help":
+		_, err := fmt.Fprintln(stdout, sourceUsage)
+		return err
+	default:
+		return usagef("source: unknown subcommand %q; %s", sub, oneLine(sourceUsage))
+	}
+	if err := parseFlags(flags, args, "usage: "+sourceUsages[sub], stdout); err != nil {
+		return err
+	}
+	if *scopeArg == "" {
+		return usagef("source %s: missing -scope TENANT:ORG|NAME", sub)
+	}
+	if *dataDir == "" {
+		return usagef("source %s: missing -data DIR", sub)
+	}
+	var file string
+	var id uuid.UUID
+	var err error
+	if sub == "put" {
+		if flags.NArg() != 1 || *idArg != "" {
+			return usagef("source put: want one FILE and no -id (usage: %s)", sourceUsages[sub])
+		}
+		file = flags.Arg(0)
+	} else {
+		if flags.NArg() != 0 {
+			return usagef("source %s: unexpected argument %q", sub, flags.Arg(0))
+		}
+		if id, err = uuid.Parse(*idArg); err != nil {
+			return usagef("source %s: -id: %q is not a blob id: %v", sub, *idArg, err)
+		}
+	}
+	eng, err := openTenantStore("source "+sub, *dataDir, sub == "put")
+	if err != nil {
+		return err
+	}
+	scope, err := sourceScope(sub, eng, *scopeArg)
+	if err != nil {
+		return errors.Join(err, eng.Close())
+	}
+	s := sources.Open(eng, sources.Options{})
+	switch sub {
+	case "put":
+		err = sourcePut(s, scope, file, stdout)
+	case "get":
+		err = sourceGet(s, scope, id, stdout)
+	default:
+		err = sourceFacts(s, scope, id, stdout)
+	}
+	return errors.Join(err, eng.Close())
+}
+
+// sourceScope resolves -scope (TENANT:ORG, or a registered tenant's name)
+// to a tenant that is not being erased: documents written into a tenant
+// under erasure would outlive it.
+func sourceScope(sub string, r storage.Reader, arg string) (storage.TenantScope, error) {
+	t, known, err := lookupTenant("source "+sub, r, arg)
+	if err != nil {
+		return t.Scope, err
+	}
+	if known && t.State != lifecycle.Active {
+		return t.Scope, usagef("source %s: tenant %s is %s", sub, arg, t.State)
+	}
+	return t.Scope, nil
+}
+
+// sourcePut ingests file and prints its blob id.
+func sourcePut(s *sources.Store, scope storage.TenantScope, file string, stdout io.Writer) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return usagef("source put: %v", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return usagef("source put: %s is not a regular file", file)
+	}
+	b, _, err := s.Ingest(scope, f)
+	if errors.Is(err, sources.ErrNotCanonical) || errors.Is(err, sources.ErrChanged) || errors.Is(err, fs.ErrInvalid) {
+		return usagef("source put %s: %v", file, err)
+	}
+	if err != nil {
+		return fmt.Errorf("source put %s: %w", file, err)
+	}
+	_, err = fmt.Fprintln(stdout, b.ID)
+	return err
+}
+
+// sourceGet streams the text of blob id to stdout.
+func sourceGet(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
+	r, err := s.Open(scope, id)
+	if errors.Is(err, sources.ErrNoBlob) {
+		return usagef("source get: %v in tenant %s", err, scope)
+	}
+	if err != nil {
+		return fmt.Errorf("source get: %w", err)
+	}
+	_, err = io.Copy(stdout, r)
+	return errors.Join(err, r.Close())
+}
+
+// sourceFacts prints, for each passage of blob id in document order, the
+// facts asserted from it: one line per fact.
+func sourceFacts(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
+	if _, err := s.Stat(scope, id); errors.Is(err, sources.ErrNoBlob) {
+		return usagef("source facts: %v in tenant %s", err, scope)
+	}
+	passages, err := s.Facts(scope, id, 0, math.MaxUint64)
+	if err != nil {
+		return fmt.Errorf("source facts: %w", err)
+	}
+	for _, p := range passages {
+		text, err := s.ReadRange(scope, id, int64(p.Span.Start), int64(p.Span.End))
+		if err != nil {
+			return fmt.Errorf("source facts: %w", err)
+		}
+		for _, f := range p.Facts {
+			if _, err := fmt.Fprintf(stdout, "[%d:%d] %q -> %s\n", p.Span.Start, p.Span.End, excerpt(text), f); err != nil {
+				return err
+			}
+		}
+	}
+	if len(passages) == 0 {
+		_, err = fmt.Fprintf(stdout, "no facts recorded from blob %s\n", id)
+	}
+	return err
+}
+
+// excerpt shortens a passage for one line: at most 60 bytes, cut at a
+// character boundary.
+func excerpt(text []byte) string {
+	const most = 60
+	if len(text) <= most {
+		return string(text)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return string(text[:cut]) + "…"
+}
