@@ -6,13 +6,15 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 // The benchmark dataset lives in one RocksDB store, built once per test
@@ -33,8 +35,12 @@ var (
 	benchDir  string
 )
 
+// TestMain runs the tests, which use the engine matrix
+// (storagetest.EachEngine), stops what its engine kinds share, and removes
+// the benchmark store. An engine of another module joins this package's
+// matrix with one blank import of its test package.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := storagetest.RunMain(m)
 	if bench.g != nil {
 		_ = bench.g.Store().Engine().Close()
 	}
@@ -75,10 +81,10 @@ func buildBench(nodes int) error {
 		return err
 	}
 	g := Open(e, Options{})
-	bench = benchData{g: g, scope: scope, nodes: nodes, history: temporaltest.ID(nodes + 1)}
+	bench = benchData{g: g, scope: scope, nodes: nodes, history: storagetest.ID(nodes + 1)}
 	s := g.Store()
 	for i := range nodes {
-		f := temporal.NodeFact{ID: temporaltest.ID(i), Valid: always(), Labels: []string{"Person"},
+		f := temporal.NodeFact{ID: storagetest.ID(i), Valid: always(), Labels: []string{"Person"},
 			Props: temporal.Properties{"name": temporal.String(fmt.Sprintf("node %d", i)), "rank": temporal.Int(int64(i))}}
 		if _, err := s.AssertNode(scope, f); err != nil {
 			return err
@@ -88,7 +94,7 @@ func buildBench(nodes int) error {
 	types := []string{"KNOWS", "WORKS_WITH", "LIKES", "FOLLOWS"}
 	for i := range 5 * nodes {
 		f := temporal.EdgeFact{
-			ID: temporaltest.ID(10*nodes + i), From: temporaltest.ID(rng.IntN(nodes)), To: temporaltest.ID(rng.IntN(nodes)),
+			ID: storagetest.ID(10*nodes + i), From: storagetest.ID(rng.IntN(nodes)), To: storagetest.ID(rng.IntN(nodes)),
 			Type: types[i%len(types)], Valid: always(),
 		}
 		if _, err := s.AssertEdge(scope, f); err != nil {
@@ -111,7 +117,7 @@ func BenchmarkNodeAsOf(b *testing.B) {
 	at := temporal.Current(100)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := d.g.Store().NodeAsOf(d.scope, temporaltest.ID(rng.IntN(d.nodes)), at); err != nil {
+		if _, err := d.g.Store().NodeAsOf(d.scope, storagetest.ID(rng.IntN(d.nodes)), at); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -145,7 +151,7 @@ func BenchmarkNeighborsOut(b *testing.B) {
 	at := temporal.Current(100)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := d.g.Neighbors(d.scope, temporaltest.ID(rng.IntN(d.nodes)), Out, at); err != nil {
+		if _, err := d.g.Neighbors(d.scope, storagetest.ID(rng.IntN(d.nodes)), Out, at); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -158,7 +164,7 @@ func BenchmarkTwoHopOut(b *testing.B) {
 	tr := Traversal{Direction: Out, MaxDepth: 2, MaxVisited: 10_000}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := d.g.KHop(d.scope, temporaltest.ID(rng.IntN(d.nodes)), at, tr); err != nil {
+		if _, _, err := d.g.KHop(d.scope, storagetest.ID(rng.IntN(d.nodes)), at, tr); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -174,4 +180,37 @@ func BenchmarkValidAtPage100(b *testing.B) {
 			b.Fatalf("%d versions, %v", len(p.Versions), err)
 		}
 	}
+}
+
+// benchEdges numbers the edges BenchmarkAssertEdge writes, across its runs.
+var benchEdges atomic.Int64
+
+// BenchmarkAssertEdge writes new edges between existing nodes, and, as the
+// baseline in the same run, resolves a registered edge type alone: the
+// registration read that every edge write makes since the registry stopped
+// trusting its cache.
+func BenchmarkAssertEdge(b *testing.B) {
+	d := loadBench(b)
+	b.Run("assert edge", func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		b.ReportAllocs()
+		for b.Loop() {
+			f := temporal.EdgeFact{
+				ID: storagetest.ID(20*d.nodes + int(benchEdges.Add(1))), From: storagetest.ID(rng.IntN(d.nodes)),
+				To: storagetest.ID(rng.IntN(d.nodes)), Type: "KNOWS", Valid: always(),
+			}
+			if _, err := d.g.Store().AssertEdge(d.scope, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("resolve registered type", func(b *testing.B) {
+		var batch storage.Batch
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := d.g.EdgeTypeRegistry().Resolve(&batch, d.scope, "KNOWS", 1); err != nil || batch.Len() != 0 {
+				b.Fatalf("resolve: %v, %d rows", err, batch.Len())
+			}
+		}
+	})
 }

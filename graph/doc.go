@@ -6,8 +6,8 @@
 // Edges are written by temporal.Store (AssertEdge), which puts each edge
 // version, its two temporal index rows and its adjacency_out and
 // adjacency_in rows in one batch. The adjacency keys carry the xxh3 hash of
-// the edge type name; EdgeTypes is the persisted, per-tenant registry of
-// those names (spec OQ-1): a type is registered in the batch of its first
+// the edge type name; temporal.EdgeTypeRegistry is the persisted, per-tenant
+// registry of those names: a type is registered in the batch of its first
 // edge, and a second name with an already registered hash is refused
 // (ErrEdgeTypeCollision) rather than merged.
 //

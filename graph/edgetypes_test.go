@@ -5,26 +5,26 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 func TestEdgeTypeRegistryPersists(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
-		scopes := temporaltest.Scopes(t, 2)
+		scopes := storagetest.TenantScopes(t, 2)
 		addNodes(t, g, scopes[0], 1, 2)
 		addEdge(t, g, scopes[0], 1, 2, "KNOWS", always())
-		g = Open(env.Reopen(), Options{Clock: fixedClock()})
-		h, err := g.EdgeTypes().Hash(scopes[0], "KNOWS")
+		g = Open(env.Reopen(t), Options{Clock: fixedClock()})
+		h, err := g.EdgeTypeRegistry().Hash(scopes[0], "KNOWS")
 		if err != nil || h != storage.HashEdgeType("KNOWS") {
 			t.Fatalf("hash of KNOWS after restart: %x, %v", h, err)
 		}
-		if name, err := g.EdgeTypes().Name(scopes[0], h); err != nil || name != "KNOWS" {
+		if name, err := g.EdgeTypeRegistry().Name(scopes[0], h); err != nil || name != "KNOWS" {
 			t.Fatalf("name of %x: %q, %v", h, name, err)
 		}
 		// Registries are per tenant.
-		if _, err := g.EdgeTypes().Hash(scopes[1], "KNOWS"); !errors.Is(err, ErrUnknownEdgeType) {
+		if _, err := g.EdgeTypeRegistry().Hash(scopes[1], "KNOWS"); !errors.Is(err, ErrUnknownEdgeType) {
 			t.Fatalf("KNOWS in another tenant: %v", err)
 		}
 	})
@@ -34,16 +34,16 @@ func TestEdgeTypeRegistryPersists(t *testing.T) {
 // collides: the second name is refused, its edge is not written, and the
 // refusal survives a restart because the registry is persisted.
 func TestEdgeTypeCollisionFailsLoud(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		colliding := func(string) storage.EdgeTypeHash { return 42 }
 		g := Open(env.Engine, Options{Clock: fixedClock(), HashEdgeType: colliding})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		addNodes(t, g, scope, 1, 2)
 		addEdge(t, g, scope, 1, 2, "KNOWS", always())
 		addEdge(t, g, scope, 2, 1, "KNOWS", always()) // same name again: fine
 		for round := range 2 {
 			if round == 1 {
-				g = Open(env.Reopen(), Options{Clock: fixedClock(), HashEdgeType: colliding})
+				g = Open(env.Reopen(t), Options{Clock: fixedClock(), HashEdgeType: colliding})
 			}
 			_, err := g.Store().AssertEdge(scope, temporal.EdgeFact{ID: node(99), From: node(1), To: node(2), Type: "LIKES", Valid: always()})
 			if !errors.Is(err, ErrEdgeTypeCollision) {
@@ -52,7 +52,7 @@ func TestEdgeTypeCollisionFailsLoud(t *testing.T) {
 			if _, err := g.Store().EdgeHistory(scope, node(99)); !errors.Is(err, temporal.ErrNotFound) {
 				t.Fatalf("round %d: refused edge was written: %v", round, err)
 			}
-			if _, err := g.EdgeTypes().Hash(scope, "LIKES"); !errors.Is(err, ErrEdgeTypeCollision) {
+			if _, err := g.EdgeTypeRegistry().Hash(scope, "LIKES"); !errors.Is(err, ErrEdgeTypeCollision) {
 				t.Fatalf("round %d: lookup of colliding name: %v", round, err)
 			}
 			if _, err := g.Neighbors(scope, node(1), Out, temporal.Current(5), "LIKES"); !errors.Is(err, ErrEdgeTypeCollision) {
@@ -64,21 +64,4 @@ func TestEdgeTypeCollisionFailsLoud(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestDecodeRegistrationRejects(t *testing.T) {
-	for name, b := range map[string][]byte{
-		"empty":       nil,
-		"header only": {1, 'E', 0, 0, 0, 0, 0, 0, 0, 42},
-		"version":     {2, 'E', 0, 0, 0, 0, 0, 0, 0, 42, 'x'},
-		"kind":        {1, 'L', 0, 0, 0, 0, 0, 0, 0, 42, 'x'},
-		"other hash":  {1, 'E', 0, 0, 0, 0, 0, 0, 0, 43, 'x'},
-	} {
-		if _, err := decodeRegistration(b, 42); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if got, err := decodeRegistration([]byte{1, 'E', 0, 0, 0, 0, 0, 0, 0, 42, 'x'}, 42); err != nil || got != "x" {
-		t.Errorf("valid row: %q, %v", got, err)
-	}
 }

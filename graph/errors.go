@@ -1,18 +1,19 @@
 package graph
 
-import "errors"
+import (
+	"errors"
+
+	"telha.dev/temporal"
+)
 
 // Sentinel errors; functions wrap them with context. Test with errors.Is.
 var (
 	// ErrEdgeTypeCollision reports an edge type name whose hash is already
-	// registered for another name (spec OQ-1: fail loud, never merge).
-	ErrEdgeTypeCollision = errors.New("edge type hash collision")
+	// registered for another name: the registry fails loud, never merges.
+	ErrEdgeTypeCollision = temporal.ErrEdgeTypeCollision
 
 	// ErrUnknownEdgeType reports a type hash with no registered name.
-	ErrUnknownEdgeType = errors.New("unknown edge type")
-
-	// ErrCorrupt reports a registry row that does not decode.
-	ErrCorrupt = errors.New("corrupt edge type registration")
+	ErrUnknownEdgeType = temporal.ErrUnknownEdgeType
 
 	// ErrBadLimit reports a traversal limit out of range.
 	ErrBadLimit = errors.New("bad traversal limit")

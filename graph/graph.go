@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
 )
@@ -40,16 +41,17 @@ type Options struct {
 	HashEdgeType func(string) storage.EdgeTypeHash
 }
 
-// Graph is a temporal.Store whose edge types are registered in EdgeTypes,
-// with graph queries on top. It is safe for concurrent use.
+// Graph is a temporal.Store whose edge types are registered in a
+// temporal.EdgeTypeRegistry, with graph queries on top. It is safe for
+// concurrent use.
 type Graph struct {
 	store *temporal.Store
-	types *EdgeTypes
+	types *temporal.EdgeTypeRegistry
 }
 
 // Open returns a Graph over e. Write nodes and edges through Store.
 func Open(e storage.Engine, opts Options) *Graph {
-	types := NewEdgeTypes(e, opts.HashEdgeType)
+	types := temporal.NewEdgeTypeRegistry(e, opts.HashEdgeType)
 	store := temporal.Open(e, temporal.Options{Clock: opts.Clock, EdgeTypes: types, Indexers: opts.Indexers})
 	return &Graph{store: store, types: types}
 }
@@ -57,8 +59,8 @@ func Open(e storage.Engine, opts Options) *Graph {
 // Store returns the bitemporal store that writes the graph.
 func (g *Graph) Store() *temporal.Store { return g.store }
 
-// EdgeTypes returns the edge type registry.
-func (g *Graph) EdgeTypes() *EdgeTypes { return g.types }
+// EdgeTypeRegistry returns the registry of the graph's edge types.
+func (g *Graph) EdgeTypeRegistry() *temporal.EdgeTypeRegistry { return g.types }
 
 // Neighbor is one edge of a node, seen from that node.
 type Neighbor struct {
@@ -72,16 +74,19 @@ type Neighbor struct {
 // known at a.Tx, restricted to the named types when any are given. A type
 // that was never registered matches no edge.
 func (g *Graph) Neighbors(scope storage.TenantScope, node uuid.UUID, dir Direction, a temporal.AsOf, types ...string) ([]Neighbor, error) {
-	hashes, any, err := g.typeHashes(scope, types)
-	if err != nil || !any {
+	if dir.temporal() == nil {
+		return nil, fmt.Errorf("neighbors of %s: direction %d: %w", node, dir, ErrBadDirection)
+	}
+	hashes, found, err := g.typeHashes(scope, types)
+	if err != nil || !found {
 		return nil, err
 	}
 	return g.neighbors(scope, node, dir, a, hashes, nil)
 }
 
-// typeHashes resolves type names for a filter; any is false when a filter
-// was given but none of its types exists.
-func (g *Graph) typeHashes(scope storage.TenantScope, types []string) (hashes []storage.EdgeTypeHash, any bool, err error) {
+// typeHashes resolves type names for a filter; found is false when a
+// filter was given but none of its types exists.
+func (g *Graph) typeHashes(scope storage.TenantScope, types []string) (hashes []storage.EdgeTypeHash, found bool, err error) {
 	if len(types) == 0 {
 		return nil, true, nil
 	}

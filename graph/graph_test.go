@@ -6,8 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 // The test graph, all edges valid from 0 unless noted:
@@ -28,9 +29,9 @@ func buildGraph(t testing.TB, g *Graph, scope storageScope) {
 }
 
 func TestNeighbors(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		buildGraph(t, g, scope)
 		cases := []struct {
 			node  int
@@ -70,9 +71,9 @@ func TestNeighbors(t *testing.T) {
 }
 
 func TestKHop(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		buildGraph(t, g, scope)
 		cases := []struct {
 			name      string
@@ -125,9 +126,9 @@ func TestKHop(t *testing.T) {
 }
 
 func TestShortestPath(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		buildGraph(t, g, scope)
 		wide := Traversal{Direction: Out, MaxDepth: 10, MaxVisited: 100}
 		cases := []struct {

@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 func fixedClock() *temporal.Clock {
@@ -16,7 +17,7 @@ func fixedClock() *temporal.Clock {
 
 func always() temporal.Interval { return temporal.Interval{Start: 0, End: temporal.Forever} }
 
-func node(n int) uuid.UUID { return temporaltest.ID(n) }
+func node(n int) uuid.UUID { return storagetest.ID(n) }
 
 func addNodes(t testing.TB, g *Graph, scope storage.TenantScope, ids ...int) {
 	t.Helper()
@@ -30,7 +31,7 @@ func addNodes(t testing.TB, g *Graph, scope storage.TenantScope, ids ...int) {
 // addEdge adds edge 100000+from*1000+to of type typ.
 func addEdge(t testing.TB, g *Graph, scope storage.TenantScope, from, to int, typ string, iv temporal.Interval) uuid.UUID {
 	t.Helper()
-	id := temporaltest.ID(100_000 + from*1000 + to)
+	id := storagetest.ID(100_000 + from*1000 + to)
 	if _, err := g.Store().AssertEdge(scope, temporal.EdgeFact{ID: id, From: node(from), To: node(to), Type: typ, Valid: iv}); err != nil {
 		t.Fatalf("edge %d->%d: %v", from, to, err)
 	}

@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/temporal/temporaltest"
 )
 
 // TestTenantIsolation: three tenants hold the same node ids with different
 // topologies and type names; neighbours, traversals and paths of each see
 // only its own edges.
 func TestTenantIsolation(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
-		scopes := temporaltest.Scopes(t, 3)
+		scopes := storagetest.TenantScopes(t, 3)
 		topologies := []struct {
 			typ   string
 			edges [][2]int

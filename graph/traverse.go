@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
 )
@@ -53,12 +54,12 @@ func (g *Graph) bfs(scope storage.TenantScope, start, goal uuid.UUID, a temporal
 	if _, err := g.store.NodeAsOf(scope, start, a); err != nil {
 		return nil, false, fmt.Errorf("k-hop from %s: %w", start, err)
 	}
-	hashes, any, err := g.typeHashes(scope, t.Types)
+	hashes, found, err := g.typeHashes(scope, t.Types)
 	if err != nil {
 		return nil, false, err
 	}
 	visits = []Visit{{Node: start}}
-	if !any {
+	if !found {
 		return visits, false, nil
 	}
 	seen := map[uuid.UUID]bool{start: true}

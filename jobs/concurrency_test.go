@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -86,7 +87,8 @@ func everyFifth(id uuid.UUID) bool { return id[15]%5 == 0 }
 
 func TestConcurrentWorkers(t *testing.T) {
 	const workers, producers, perProducer = 8, 2, 250
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s, err := jobs.NewStore(e, jobs.Options{BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -137,86 +139,86 @@ func TestConcurrentWorkers(t *testing.T) {
 	})
 }
 
-// TestCrashAndReopen closes the RocksDB engine under 8 busy workers, reopens
+// TestCrashAndReopen closes a durable engine under 8 busy workers, reopens
 // it, and checks that the reaper returns the jobs that were leased at the
 // crash and that every job is then completed exactly once.
 func TestCrashAndReopen(t *testing.T) {
-	const workers, total = 8, 500
-	dir := t.TempDir()
-	var offset atomic.Int64 // added to the wall clock: jumps past leases
-	opts := jobs.Options{
-		Clock:         func() time.Time { return time.Now().Add(time.Duration(offset.Load())) },
-		LeaseDuration: time.Hour,
-		BackoffBase:   time.Millisecond,
-		BackoffMax:    2 * time.Millisecond,
-	}
-	e := openRocks(t, dir)
-	s, err := jobs.NewStore(e, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := tenantQueue(t, s, 1)
-	ids := make([]uuid.UUID, total)
-	for i := range ids {
-		ids[i] = mustEnqueue(t, q, fmt.Sprint(i), jobs.EnqueueOptions{}).ID
-	}
-
-	lg := newLedger(t)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			err := lg.work(q, fmt.Sprintf("w%d", w), total, everyFifth)
-			if err != nil && !errors.Is(err, storage.ErrClosed) {
-				t.Errorf("worker before the crash: %v", err)
-			}
-		})
-	}
-	for lg.done.Load() < total/3 {
-		time.Sleep(time.Millisecond)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	before := lg.done.Load()
-	if before >= total {
-		t.Fatalf("all %d jobs finished before the crash", before)
-	}
-
-	e = openRocks(t, dir)
-	defer e.Close()
-	if s, err = jobs.NewStore(e, opts); err != nil {
-		t.Fatal(err)
-	}
-	q = tenantQueue(t, s, 1)
-	counts := map[jobs.State]int{}
-	for _, st := range []jobs.State{jobs.Queued, jobs.Leased, jobs.Completed, jobs.Failed, jobs.Dead} {
-		js, err := q.List(st)
+	storagetest.EachDurableEngine(t, func(t *testing.T, env *storagetest.Env) {
+		const workers, total = 8, 500
+		var offset atomic.Int64 // added to the wall clock: jumps past leases
+		opts := jobs.Options{
+			Clock:         func() time.Time { return time.Now().Add(time.Duration(offset.Load())) },
+			LeaseDuration: time.Hour,
+			BackoffBase:   time.Millisecond,
+			BackoffMax:    2 * time.Millisecond,
+		}
+		e := env.Engine
+		s, err := jobs.NewStore(e, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		counts[st] = len(js)
-	}
-	if counts[jobs.Completed] != int(before) || counts[jobs.Dead] != 0 {
-		t.Fatalf("after reopen %v; want %d completed, none dead", counts, before)
-	}
-	if n := counts[jobs.Queued] + counts[jobs.Leased] + counts[jobs.Completed] + counts[jobs.Failed]; n != total {
-		t.Fatalf("after reopen %d jobs (%v), want %d: jobs were lost", n, counts, total)
-	}
-	offset.Store(int64(2 * time.Hour))
-	r, err := s.Reap()
-	if err != nil || r.Requeued != counts[jobs.Leased] || r.Dead != 0 {
-		t.Fatalf("reap after reopen: %+v, %v; want %d requeued", r, err, counts[jobs.Leased])
-	}
-	t.Logf("crash after %d completions; %d leases reaped", before, r.Requeued)
+		q := tenantQueue(t, s, 1)
+		ids := make([]uuid.UUID, total)
+		for i := range ids {
+			ids[i] = mustEnqueue(t, q, fmt.Sprint(i), jobs.EnqueueOptions{}).ID
+		}
 
-	for w := range workers {
-		wg.Go(func() {
-			if err := lg.work(q, fmt.Sprintf("v%d", w), total, everyFifth); err != nil {
-				t.Errorf("worker after the crash: %v", err)
+		lg := newLedger(t)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				err := lg.work(q, fmt.Sprintf("w%d", w), total, everyFifth)
+				if err != nil && !errors.Is(err, storage.ErrClosed) {
+					t.Errorf("worker before the crash: %v", err)
+				}
+			})
+		}
+		for lg.done.Load() < total/3 {
+			time.Sleep(time.Millisecond)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		before := lg.done.Load()
+		if before >= total {
+			t.Fatalf("all %d jobs finished before the crash", before)
+		}
+
+		e = env.Reopen(t)
+		if s, err = jobs.NewStore(e, opts); err != nil {
+			t.Fatal(err)
+		}
+		q = tenantQueue(t, s, 1)
+		counts := map[jobs.State]int{}
+		for _, st := range []jobs.State{jobs.Queued, jobs.Leased, jobs.Completed, jobs.Failed, jobs.Dead} {
+			js, err := q.List(st)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
-	wg.Wait()
-	lg.check(ids)
+			counts[st] = len(js)
+		}
+		if counts[jobs.Completed] != int(before) || counts[jobs.Dead] != 0 {
+			t.Fatalf("after reopen %v; want %d completed, none dead", counts, before)
+		}
+		if n := counts[jobs.Queued] + counts[jobs.Leased] + counts[jobs.Completed] + counts[jobs.Failed]; n != total {
+			t.Fatalf("after reopen %d jobs (%v), want %d: jobs were lost", n, counts, total)
+		}
+		offset.Store(int64(2 * time.Hour))
+		r, err := s.Reap()
+		if err != nil || r.Requeued != counts[jobs.Leased] || r.Dead != 0 {
+			t.Fatalf("reap after reopen: %+v, %v; want %d requeued", r, err, counts[jobs.Leased])
+		}
+		t.Logf("crash after %d completions; %d leases reaped", before, r.Requeued)
+
+		for w := range workers {
+			wg.Go(func() {
+				if err := lg.work(q, fmt.Sprintf("v%d", w), total, everyFifth); err != nil {
+					t.Errorf("worker after the crash: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		lg.check(ids)
+	})
 }

@@ -29,15 +29,19 @@
 // # Concurrency
 //
 // The engine has no compare-and-swap, so a claim cannot be made atomic in
-// storage alone. Each Queue serializes its own state changes (enqueue,
-// claim, heartbeat, complete, fail, reap) with a mutex: two goroutines can
-// never read the same queued row and both lease it. This holds within one
-// process only: an engine must be served by one Store at a time, and the
-// Store hands out exactly one Queue per tenant so that the mutex is shared
-// by all of that tenant's workers. (RocksDB's lock file already keeps a
-// second process off the store.) Queues of different tenants do not
-// contend. The price is that a queue's writes do not overlap, so durable
-// writes of one queue cannot share an fsync.
+// storage alone. Each Queue decides its state changes (enqueue, claim,
+// heartbeat, complete, fail, reap) under a mutex, and marks the jobs a
+// change writes as moving until its write has landed: two goroutines can
+// never read the same queued row and both lease it, a claim steps over
+// moving jobs, and an operation on one job waits until that job is not
+// moving. The mutex is not held while the engine writes, so the durable
+// writes of concurrent changes overlap and share the engine's log syncs;
+// each operation still returns only once its own write is durable. This
+// holds within one process only: an engine must be served by one Store at
+// a time, and the Store hands out exactly one Queue per tenant so that the
+// mutex is shared by all of that tenant's workers. (RocksDB's lock file
+// already keeps a second process off the store.) Queues of different
+// tenants do not contend.
 //
 // Work survives a crash: a job leased by a dead process stays leased until
 // its lease expires, and the reaper of the next process returns it to the

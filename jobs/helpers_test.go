@@ -8,44 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
 	"telha.dev/jobs"
 )
-
-// engineCase opens a fresh engine of one kind in dir.
-type engineCase struct {
-	name string
-	open func(t testing.TB, dir string) storage.Engine
-}
-
-// engines is every engine the queue must work on.
-var engines = []engineCase{
-	{"memory", func(testing.TB, string) storage.Engine { return storage.NewMemoryEngine() }},
-	{"rocksdb", openRocks},
-}
-
-// openRocks opens (or reopens) a RocksDB store in dir with small memtables,
-// which open faster.
-func openRocks(t testing.TB, dir string) storage.Engine {
-	t.Helper()
-	e, err := rocksdb.Open(rocksdb.Config{Path: dir, CreateIfMissing: true, MemtableSize: 4 << 20})
-	if err != nil {
-		t.Fatalf("open rocksdb: %v", err)
-	}
-	return e
-}
-
-// forEachEngine runs f as a subtest per engine, on a fresh engine closed at
-// the end.
-func forEachEngine(t *testing.T, f func(t *testing.T, e storage.Engine)) {
-	for _, ec := range engines {
-		t.Run(ec.name, func(t *testing.T) {
-			e := ec.open(t, t.TempDir())
-			t.Cleanup(func() { _ = e.Close() })
-			f(t, e)
-		})
-	}
-}
 
 // clock is a fake clock that moves only when told to.
 type clock struct {

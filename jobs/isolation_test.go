@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
@@ -17,7 +18,8 @@ import (
 var sharedIDs = []uuid.UUID{{0xA1}, {0xA2}, {0xA3}}
 
 func TestTenantsAndSystemAreIsolated(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock() // frozen: the refs of all queues are equal too
 		s := newStore(t, e, c)
 		queues := map[string]*jobs.Queue{"system": s.System()}
@@ -77,7 +79,8 @@ func TestTenantsAndSystemAreIsolated(t *testing.T) {
 }
 
 func TestReaperAcrossTenants(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		s := newStore(t, e, c)
 		queues := []*jobs.Queue{s.System(), tenantQueue(t, s, 1), tenantQueue(t, s, 2), tenantQueue(t, s, 3)}
@@ -124,51 +127,51 @@ func TestReaperAcrossTenants(t *testing.T) {
 }
 
 func TestReopenKeepsJobs(t *testing.T) {
-	dir := t.TempDir()
-	c := newClock()
-	e := openRocks(t, dir)
-	s := newStore(t, e, c)
-	q := tenantQueue(t, s, 1)
-	done := mustEnqueue(t, q, "done", jobs.EnqueueOptions{})
-	retry := mustEnqueue(t, q, "retry", jobs.EnqueueOptions{})
-	mustEnqueue(t, q, "leased", jobs.EnqueueOptions{})
-	waiting := mustEnqueue(t, q, "waiting", jobs.EnqueueOptions{})
-	if err := q.Complete(mustClaim(t, q, "w")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.Fail(mustClaim(t, q, "w"), errors.New("later")); err != nil {
-		t.Fatal(err)
-	}
-	leased := mustClaim(t, q, "w")
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	e = openRocks(t, dir)
-	defer e.Close()
-	s = newStore(t, e, c)
-	q = tenantQueue(t, s, 1)
-	mustState(t, q, done.Ref, jobs.Completed)
-	mustState(t, q, leased.Ref, jobs.Leased)
-	mustState(t, q, retry.Ref, jobs.Failed)
-	// FIFO survives the restart, and the new process's enqueues come later
-	// (within a process the queue orders enqueues of one microsecond; across
-	// processes it relies on the clock).
-	c.Advance(time.Millisecond)
-	mustEnqueue(t, q, "after restart", jobs.EnqueueOptions{})
-	if l := mustClaim(t, q, "w"); l.ID != waiting.ID {
-		t.Fatalf("first claim after reopen = %q, want waiting", l.Payload)
-	}
-	c.Advance(time.Minute)
-	if r, err := s.Reap(); err != nil || r.Requeued != 2 {
-		t.Fatalf("reap after reopen: %+v, %v", r, err)
-	}
-	// The failed job's backoff has ended: it keeps its place at the front.
-	for _, want := range []string{"retry", "leased", "waiting", "after restart"} {
-		if l := mustClaim(t, q, "w"); string(l.Payload) != want {
-			t.Fatalf("claimed %q, want %q", l.Payload, want)
+	storagetest.EachDurableEngine(t, func(t *testing.T, env *storagetest.Env) {
+		c := newClock()
+		e := env.Engine
+		s := newStore(t, e, c)
+		q := tenantQueue(t, s, 1)
+		done := mustEnqueue(t, q, "done", jobs.EnqueueOptions{})
+		retry := mustEnqueue(t, q, "retry", jobs.EnqueueOptions{})
+		mustEnqueue(t, q, "leased", jobs.EnqueueOptions{})
+		waiting := mustEnqueue(t, q, "waiting", jobs.EnqueueOptions{})
+		if err := q.Complete(mustClaim(t, q, "w")); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if _, err := q.Fail(mustClaim(t, q, "w"), errors.New("later")); err != nil {
+			t.Fatal(err)
+		}
+		leased := mustClaim(t, q, "w")
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		e = env.Reopen(t)
+		s = newStore(t, e, c)
+		q = tenantQueue(t, s, 1)
+		mustState(t, q, done.Ref, jobs.Completed)
+		mustState(t, q, leased.Ref, jobs.Leased)
+		mustState(t, q, retry.Ref, jobs.Failed)
+		// FIFO survives the restart, and the new process's enqueues come later
+		// (within a process the queue orders enqueues of one microsecond; across
+		// processes it relies on the clock).
+		c.Advance(time.Millisecond)
+		mustEnqueue(t, q, "after restart", jobs.EnqueueOptions{})
+		if l := mustClaim(t, q, "w"); l.ID != waiting.ID {
+			t.Fatalf("first claim after reopen = %q, want waiting", l.Payload)
+		}
+		c.Advance(time.Minute)
+		if r, err := s.Reap(); err != nil || r.Requeued != 2 {
+			t.Fatalf("reap after reopen: %+v, %v", r, err)
+		}
+		// The failed job's backoff has ended: it keeps its place at the front.
+		for _, want := range []string{"retry", "leased", "waiting", "after restart"} {
+			if l := mustClaim(t, q, "w"); string(l.Payload) != want {
+				t.Fatalf("claimed %q, want %q", l.Payload, want)
+			}
+		}
+	})
 }
 
 func TestRunReaper(t *testing.T) {

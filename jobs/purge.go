@@ -19,7 +19,13 @@ func (q *Queue) Purge(state State, cutoff time.Time) (int, error) {
 	if state != Completed && state != Dead {
 		return 0, fmt.Errorf("purge %s: %w: only completed and dead jobs are purged, not %s", q, ErrBadState, state)
 	}
-	limit := storage.TimestampOf(cutoff)
+	limit := storage.MaxTimestamp
+	if !cutoff.After(maxJobTime) {
+		limit = storage.TimestampOf(cutoff)
+	}
+	if cutoff.Before(minJobTime) {
+		limit = storage.MinTimestamp
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	var moves []move
@@ -35,7 +41,7 @@ func (q *Queue) Purge(state State, cutoff time.Time) (int, error) {
 		moves = moves[:0]
 		return nil
 	}
-	for r, err := range q.space.poll(q.store.engine, state, nil) {
+	for r, err := range q.rows(state, nil) {
 		if err != nil {
 			return n, fmt.Errorf("purge %s jobs of %s: %w", state, q, err)
 		}

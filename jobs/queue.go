@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"sync"
 	"time"
@@ -14,12 +15,24 @@ import (
 )
 
 // Queue is the jobs of one tenant, or the system jobs. It is safe for
-// concurrent use; its state changes are serialized by its mutex.
+// concurrent use. Its mutex serializes the reading and deciding of state
+// changes, not their writing: a change marks the jobs it writes as moving,
+// releases the mutex while the engine writes (and syncs) it, and takes the
+// mutex again to unmark them. No operation reads or moves a moving job,
+// so concurrent changes of one queue never act on the same job, and their
+// durable writes share the engine's log syncs.
 type Queue struct {
 	store *Store
 	space space
 
 	mu sync.Mutex
+	// moving holds the jobs whose state change is being written. While the
+	// mutex is held, every job outside it has a state in storage that no
+	// write in flight will change: marking and unmarking both take the
+	// mutex. Claims step over moving jobs; an operation on one job waits
+	// (landed) until it is not moving, then reads it.
+	moving map[addr]struct{}
+	landed *sync.Cond // broadcast, under mu, when moves land or fail
 	// cursor is the queued address claimed last. Every queued row before it
 	// has been claimed, so a claim scans from after it instead of over the
 	// tombstones of all earlier claims; putting a row at or before it
@@ -27,6 +40,8 @@ type Queue struct {
 	cursor *addr
 	// lastCreated is the creation time of the last enqueue, so that jobs
 	// enqueued within one microsecond still get increasing times (FIFO).
+	// It is taken before the write, so that concurrent enqueues never share
+	// a time; a failed write leaves it taken.
 	lastCreated storage.Timestamp
 	// nextDue is the earliest backoff end among failed jobs, in Unix
 	// microseconds: claims skip the failed scan until then. MinInt64 means
@@ -35,7 +50,9 @@ type Queue struct {
 }
 
 func newQueue(s *Store, sp space) *Queue {
-	return &Queue{store: s, space: sp, nextDue: math.MinInt64}
+	q := &Queue{store: s, space: sp, nextDue: math.MinInt64, moving: make(map[addr]struct{})}
+	q.landed = sync.NewCond(&q.mu)
+	return q
 }
 
 // String names the queue.
@@ -61,15 +78,22 @@ func (q *Queue) Enqueue(payload []byte, o EnqueueOptions) (Job, error) {
 
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	created := storage.TimestampOf(q.store.now())
+	now, err := q.store.now()
+	if err != nil {
+		return Job{}, fmt.Errorf("enqueue in %s: %w", q, err)
+	}
+	created := storage.TimestampOf(now)
 	if created <= q.lastCreated {
+		if q.lastCreated == storage.MaxTimestamp {
+			return Job{}, fmt.Errorf("enqueue in %s: no creation time after %s: %w", q, q.lastCreated, ErrBadClock)
+		}
 		created = q.lastCreated + 1
 	}
 	a := addr{Priority: o.Priority.keyByte(), Created: created, ID: id}
-	if err := q.write(move{JobAddr: a, To: Queued, Value: rec.encode(nil)}); err != nil {
+	q.lastCreated = created
+	if err := q.commitLocked(move{JobAddr: a, To: Queued, Value: rec.encode(nil)}); err != nil {
 		return Job{}, fmt.Errorf("enqueue %s in %s: %w", id, q, err)
 	}
-	q.lastCreated = created
 	q.queuedLocked(a)
 	return jobOf(a, Queued, rec), nil
 }
@@ -86,45 +110,77 @@ func (q *Queue) Claim(owner string) (Lease, error) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.store.now()
+	now, err := q.store.now()
+	if err != nil {
+		return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
+	}
 	if err := q.promoteLocked(now); err != nil {
 		return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
 	}
-	for r, err := range q.space.poll(q.store.engine, Queued, q.cursor) {
+	// The first queued job that is not moving is claimed; malformed rows
+	// before it are buried in the same batch.
+	var moves []move
+	var claimed *record
+	for r, err := range q.rows(Queued, q.cursor) {
 		if err != nil {
 			return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
 		}
+		if q.isMoving(r.JobAddr) {
+			continue
+		}
 		rec, err := decodeRecord(r.Value)
+		if err == nil && rec.attempts >= rec.maxAttempts {
+			// Written by another program: claiming it would wrap the
+			// attempt counter or exceed the limit.
+			err = fmt.Errorf("queued with %d of %d attempts spent", rec.attempts, rec.maxAttempts)
+		}
 		if err != nil {
-			if err := q.buryLocked(r, err); err != nil {
-				return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
-			}
+			moves = append(moves, buryMove(r, err))
 			continue
 		}
 		rec.attempts++
 		rec.owner, rec.token = owner, token
 		rec.leaseExpiry = micros(now.Add(q.store.opts.LeaseDuration))
-		if err := q.write(move{JobAddr: r.JobAddr, From: Queued, To: Leased, Value: rec.encode(nil)}); err != nil {
-			return Lease{}, fmt.Errorf("claim %s in %s: %w", r.ID, q, err)
-		}
-		a := r.JobAddr
-		q.cursor = &a
-		return Lease{Job: jobOf(a, Leased, rec), token: token}, nil
+		moves = append(moves, move{JobAddr: r.JobAddr, From: Queued, To: Leased, Value: rec.encode(nil)})
+		claimed = &rec
+		break
 	}
-	return Lease{}, fmt.Errorf("claim in %s: %w", q, ErrNoJob)
+	if len(moves) == 0 {
+		return Lease{}, fmt.Errorf("claim in %s: %w", q, ErrNoJob)
+	}
+	a := moves[len(moves)-1].JobAddr
+	if claimed != nil {
+		// The next claim starts after this job, which is moving.
+		q.cursor = &a
+	}
+	if err := q.commitLocked(moves...); err != nil {
+		// The job is queued still: claims must find it again.
+		q.cursor = nil
+		if claimed == nil {
+			return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
+		}
+		return Lease{}, fmt.Errorf("claim %s in %s: %w", a.ID, q, err)
+	}
+	if claimed == nil {
+		return Lease{}, fmt.Errorf("claim in %s: %w", q, ErrNoJob)
+	}
+	return Lease{Job: jobOf(a, Leased, *claimed), token: token}, nil
 }
 
 // Heartbeat extends a lease by Options.LeaseDuration from now.
 func (q *Queue) Heartbeat(l Lease) (Lease, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.store.now()
+	now, err := q.store.now()
+	if err != nil {
+		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
+	}
 	a, rec, err := q.holdLocked(l, now)
 	if err != nil {
 		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
 	}
 	rec.leaseExpiry = micros(now.Add(q.store.opts.LeaseDuration))
-	if err := q.write(move{JobAddr: a, From: Leased, To: Leased, Value: rec.encode(nil)}); err != nil {
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: Leased, Value: rec.encode(nil)}); err != nil {
 		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
 	}
 	return Lease{Job: jobOf(a, Leased, rec), token: l.token}, nil
@@ -134,12 +190,16 @@ func (q *Queue) Heartbeat(l Lease) (Lease, error) {
 func (q *Queue) Complete(l Lease) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	a, rec, err := q.holdLocked(l, q.store.now())
+	now, err := q.store.now()
+	if err != nil {
+		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
+	}
+	a, rec, err := q.holdLocked(l, now)
 	if err != nil {
 		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
 	}
 	rec.leaseExpiry, rec.token = 0, uuid.Nil
-	if err := q.write(move{JobAddr: a, From: Leased, To: Completed, Value: rec.encode(nil)}); err != nil {
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: Completed, Value: rec.encode(nil)}); err != nil {
 		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
 	}
 	return nil
@@ -151,7 +211,10 @@ func (q *Queue) Complete(l Lease) error {
 func (q *Queue) Fail(l Lease, cause error) (Job, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.store.now()
+	now, err := q.store.now()
+	if err != nil {
+		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
+	}
 	a, rec, err := q.holdLocked(l, now)
 	if err != nil {
 		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
@@ -166,7 +229,7 @@ func (q *Queue) Fail(l Lease, cause error) (Job, error) {
 		to = Failed
 		rec.notBefore = micros(now.Add(q.store.opts.backoff(rec.attempts)))
 	}
-	if err := q.write(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
 		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
 	}
 	if to == Failed {
@@ -180,6 +243,7 @@ func (q *Queue) Get(ref Ref) (Job, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	a := addrOf(ref)
+	q.settleLocked(a)
 	state, v, err := q.findLocked(a)
 	if err != nil {
 		return Job{}, fmt.Errorf("get %s in %s: %w", ref.ID, q, err)
@@ -198,7 +262,7 @@ func (q *Queue) List(state State) ([]Job, error) {
 		return nil, fmt.Errorf("list %s: %w: 0x%02x", q, ErrBadState, uint8(state))
 	}
 	var out []Job
-	for r, err := range q.space.poll(q.store.engine, state, nil) {
+	for r, err := range q.rows(state, nil) {
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", q, err)
 		}
@@ -211,13 +275,14 @@ func (q *Queue) List(state State) ([]Job, error) {
 	return out, nil
 }
 
-// holdLocked checks that l still holds its job and returns the job's
-// address and value. The checks run in this order: the job must exist
-// (ErrUnknownJob) and be leased (ErrLeaseLost), to l's owner
-// (ErrWrongOwner), under l's claim (ErrLeaseLost), and not expired
-// (ErrLeaseLost: the reaper may hand it out at any moment).
+// holdLocked waits until l's job is not moving, checks that l still holds
+// it, and returns the job's address and value. The checks run in this
+// order: the job must exist (ErrUnknownJob) and be leased (ErrLeaseLost),
+// to l's owner (ErrWrongOwner), under l's claim (ErrLeaseLost), and not
+// expired (ErrLeaseLost: the reaper may hand it out at any moment).
 func (q *Queue) holdLocked(l Lease, now time.Time) (addr, record, error) {
 	a := addrOf(l.Ref)
+	q.settleLocked(a)
 	state, v, err := q.findLocked(a)
 	if err != nil {
 		return a, record{}, err
@@ -243,7 +308,9 @@ func (q *Queue) holdLocked(l Lease, now time.Time) (addr, record, error) {
 // states is every job state, in the order findLocked tries them.
 var states = [...]State{Leased, Queued, Failed, Completed, Dead}
 
-// findLocked returns the state and value of the job at a.
+// findLocked returns the state and value of the job at a, which must not be
+// moving: it reads the states one by one, and a write landing between two
+// reads could hide the job from both.
 func (q *Queue) findLocked(a addr) (State, []byte, error) {
 	for _, s := range states {
 		v, err := q.space.get(q.store.engine, s, a)
@@ -258,7 +325,8 @@ func (q *Queue) findLocked(a addr) (State, []byte, error) {
 }
 
 // promoteLocked returns the failed jobs whose backoff has ended to the
-// queue, in one batch.
+// queue, in one batch, which also buries the failed rows that do not
+// decode.
 func (q *Queue) promoteLocked(now time.Time) error {
 	t := micros(now)
 	if t < q.nextDue {
@@ -266,43 +334,45 @@ func (q *Queue) promoteLocked(now time.Time) error {
 	}
 	var moves []move
 	next := int64(math.MaxInt64)
-	for r, err := range q.space.poll(q.store.engine, Failed, nil) {
+	for r, err := range q.rows(Failed, nil) {
 		if err != nil {
 			return fmt.Errorf("promote failed jobs: %w", err)
+		}
+		if q.isMoving(r.JobAddr) {
+			continue
 		}
 		rec, err := decodeRecord(r.Value)
-		if err != nil {
-			if err := q.buryLocked(r, err); err != nil {
-				return err
-			}
-			continue
-		}
-		if rec.notBefore > t {
+		switch {
+		case err != nil:
+			moves = append(moves, buryMove(r, err))
+		case rec.notBefore > t:
 			next = min(next, rec.notBefore)
-			continue
+		default:
+			moves = append(moves, move{JobAddr: r.JobAddr, From: Failed, To: Queued, Value: r.Value})
 		}
-		moves = append(moves, move{JobAddr: r.JobAddr, From: Failed, To: Queued, Value: r.Value})
 	}
-	if len(moves) > 0 {
-		if err := q.write(moves...); err != nil {
-			return fmt.Errorf("promote failed jobs: %w", err)
-		}
-		for _, m := range moves {
+	// Set before the write: a Fail that lands meanwhile lowers it.
+	q.nextDue = next
+	if len(moves) == 0 {
+		return nil
+	}
+	if err := q.commitLocked(moves...); err != nil {
+		q.nextDue = math.MinInt64 // the due jobs are failed still
+		return fmt.Errorf("promote failed jobs: %w", err)
+	}
+	for _, m := range moves {
+		if m.To == Queued {
 			q.queuedLocked(m.JobAddr)
 		}
 	}
-	q.nextDue = next
 	return nil
 }
 
-// buryLocked moves a row whose value does not decode to dead, keeping the
+// buryMove moves a row whose value does not decode to dead, keeping the
 // bytes as its payload, so that one corrupt row cannot block a queue.
-func (q *Queue) buryLocked(r row, cause error) error {
+func buryMove(r row, cause error) move {
 	rec := record{maxAttempts: 1, lastError: cause.Error(), payload: r.Value}
-	if err := q.write(move{JobAddr: r.JobAddr, From: r.State, To: Dead, Value: rec.encode(nil)}); err != nil {
-		return fmt.Errorf("bury malformed job %s: %w", r.ID, err)
-	}
-	return nil
+	return move{JobAddr: r.JobAddr, From: r.State, To: Dead, Value: rec.encode(nil)}
 }
 
 // queuedLocked notes that a was put in state queued: a claim must see it
@@ -313,7 +383,59 @@ func (q *Queue) queuedLocked(a addr) {
 	}
 }
 
+// rows yields the rows of state in key order, strictly after *after when
+// after is not nil. It quarantines the rows whose keys do not decode and
+// goes on; any other error ends it.
+func (q *Queue) rows(state State, after *addr) iter.Seq2[row, error] {
+	return func(yield func(row, error) bool) {
+		for r, err := range q.space.poll(q.store.engine, state, after) {
+			if bad := (*BadRow)(nil); errors.As(err, &bad) {
+				q.store.quarantine(bad)
+				continue
+			}
+			if !yield(r, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 // write applies moves as one atomic batch, durably if the store says so.
 func (q *Queue) write(moves ...move) error {
 	return q.space.write(q.store.engine, q.store.opts.Durable, moves...)
+}
+
+// commitLocked writes moves as one atomic batch with the mutex released, so
+// that the writes (and log syncs) of concurrent changes overlap, and
+// returns with it held again. The jobs it moves are marked moving until
+// the write has landed or failed. The caller holds q.mu, and must read
+// again whatever it needs after the call: other changes ran meanwhile.
+func (q *Queue) commitLocked(moves ...move) error {
+	for _, m := range moves {
+		q.moving[m.JobAddr] = struct{}{}
+	}
+	q.mu.Unlock()
+	defer func() {
+		q.mu.Lock()
+		for _, m := range moves {
+			delete(q.moving, m.JobAddr)
+		}
+		q.landed.Broadcast()
+	}()
+	return q.write(moves...)
+}
+
+// isMoving reports whether a state change of the job at a is being
+// written; the caller holds q.mu.
+func (q *Queue) isMoving(a addr) bool {
+	_, ok := q.moving[a]
+	return ok
+}
+
+// settleLocked waits until the job at a is not moving; the caller holds
+// q.mu, which the wait releases meanwhile.
+func (q *Queue) settleLocked(a addr) {
+	for q.isMoving(a) {
+		q.landed.Wait()
+	}
 }

@@ -9,11 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
 
 func TestLifecycle(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		q := tenantQueue(t, newStore(t, e, c), 1)
 
@@ -57,7 +59,8 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestClaimOrder(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock() // frozen: FIFO must not depend on the clock moving
 		q := tenantQueue(t, newStore(t, e, c), 1)
 		enqueue := []struct {
@@ -94,7 +97,8 @@ func TestClaimOrder(t *testing.T) {
 }
 
 func TestFailBackoffDead(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		q := tenantQueue(t, newStore(t, e, c), 1)
 		j := mustEnqueue(t, q, "flaky", jobs.EnqueueOptions{})
@@ -167,7 +171,8 @@ func TestBackoffCap(t *testing.T) {
 }
 
 func TestLeaseErrors(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		s := newStore(t, e, c)
 		q := tenantQueue(t, s, 1)
@@ -279,7 +284,8 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestMalformedValueIsBuried(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		q := tenantQueue(t, newStore(t, e, c), 1)
 		// A row some other writer left in the queue, ahead of a good job.
@@ -330,7 +336,8 @@ func TestMalformedValueIsBuried(t *testing.T) {
 }
 
 func TestDurableRoundTrip(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		o := testOptions(c)
 		o.Durable = true
@@ -356,7 +363,8 @@ func TestDurableRoundTrip(t *testing.T) {
 }
 
 func TestClosedEngine(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		c := newClock()
 		s := newStore(t, e, c)
 		q := tenantQueue(t, s, 1)

@@ -14,8 +14,9 @@ import (
 
 // Reaped counts what one reaper pass did.
 type Reaped struct {
-	Requeued int // expired leases returned to the queue
-	Dead     int // expired leases whose attempts were spent
+	Requeued    int // expired leases returned to the queue
+	Dead        int // expired leases whose attempts were spent
+	Quarantined int // rows whose keys do not decode, stepped over (Store.Quarantined lists them)
 }
 
 // Reap returns every expired lease, of every tenant and of the system
@@ -23,17 +24,29 @@ type Reaped struct {
 // sweeps the whole jobs family (one pass), then re-reads each expired job
 // under its queue's mutex before moving it, because a worker may have
 // renewed or finished it since the sweep.
+//
+// The sweep crosses every tenant's rows: a row whose value does not decode
+// is moved to dead (buried), and a row whose key does not decode is
+// stepped over and quarantined (Store.Quarantined), so that one damaged
+// row never stops the reaping of every other tenant.
 func (s *Store) Reap() (Reaped, error) {
-	now := micros(s.now())
-	expired, err := jobqueue.SweepLeases(s.engine, func(v []byte) (bool, error) {
+	t, err := s.now()
+	if err != nil {
+		return Reaped{}, fmt.Errorf("reap: %w", err)
+	}
+	now := micros(t)
+	expired, bad, err := jobqueue.SweepLeases(s.engine, func(v []byte) bool {
 		rec, err := decodeRecord(v)
 		// A malformed lease can never be renewed: reclaim it so it is buried.
-		return err != nil || now >= rec.leaseExpiry, nil
+		return err != nil || now >= rec.leaseExpiry
 	})
 	if err != nil {
 		return Reaped{}, fmt.Errorf("reap: %w", err)
 	}
-	var done Reaped
+	done := Reaped{Quarantined: len(bad)}
+	for i := range bad {
+		s.quarantine(&bad[i])
+	}
 	for _, j := range expired {
 		q := s.system
 		if !j.Scope.IsSystem() {
@@ -60,8 +73,11 @@ func (s *Store) Reap() (Reaped, error) {
 }
 
 // RunReaper calls Reap every interval until ctx is done, and returns the
-// first error of a pass, or nil when ctx ends.
+// first error of a pass, or nil when ctx ends. every must be positive.
 func (s *Store) RunReaper(ctx context.Context, every time.Duration) error {
+	if every <= 0 {
+		return fmt.Errorf("run reaper every %s: interval must be positive", every)
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -82,6 +98,7 @@ func (s *Store) RunReaper(ctx context.Context, every time.Duration) error {
 func (q *Queue) reclaim(a addr, now int64) (State, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.settleLocked(a)
 	v, err := q.space.get(q.store.engine, Leased, a)
 	if errors.Is(err, storage.ErrNotFound) {
 		return 0, nil // completed, failed or reclaimed since the sweep
@@ -91,8 +108,8 @@ func (q *Queue) reclaim(a addr, now int64) (State, error) {
 	}
 	rec, err := decodeRecord(v)
 	if err != nil {
-		if err := q.buryLocked(row{State: Leased, JobAddr: a, Value: v}, err); err != nil {
-			return 0, fmt.Errorf("reclaim in %s: %w", q, err)
+		if err := q.commitLocked(buryMove(row{State: Leased, JobAddr: a, Value: v}, err)); err != nil {
+			return 0, fmt.Errorf("reclaim in %s: bury malformed job %s: %w", q, a.ID, err)
 		}
 		return Dead, nil
 	}
@@ -105,7 +122,7 @@ func (q *Queue) reclaim(a addr, now int64) (State, error) {
 	if rec.attempts >= rec.maxAttempts {
 		to = Dead
 	}
-	if err := q.write(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
 		return 0, fmt.Errorf("reclaim %s in %s: %w", a.ID, q, err)
 	}
 	if to == Queued {

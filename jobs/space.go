@@ -35,7 +35,8 @@ type space interface {
 	// storage.ErrNotFound.
 	get(r storage.Reader, state State, a addr) ([]byte, error)
 	// poll yields the rows of state in key order, strictly after *after
-	// when after is not nil.
+	// when after is not nil. A row whose key does not decode is yielded as
+	// a *BadRow error and the poll goes on; any other error ends it.
 	poll(r storage.Reader, state State, after *addr) iter.Seq2[row, error]
 	// write applies moves as one atomic batch.
 	write(e storage.Engine, durable bool, moves ...move) error
@@ -69,29 +70,30 @@ func (t tenantSpace) poll(r storage.Reader, state State, after *addr) iter.Seq2[
 			}
 		}
 		for kv, err := range r.Scan(rng) {
-			if err == nil {
-				var p storage.JobParts
-				if p, err = storage.DecodeJob(kv.Key); err == nil {
-					if !yield(row{State: p.State, JobAddr: addr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value}, nil) {
-						return
-					}
-					continue
-				}
+			if err != nil {
+				yield(row{}, fmt.Errorf("poll %s jobs in state %s: %w", t, state, err))
+				return
 			}
-			yield(row{}, fmt.Errorf("poll %s jobs in state %s: %w", t, state, err))
-			return
+			p, err := storage.DecodeJob(kv.Key)
+			if err != nil {
+				if !yield(row{}, &BadRow{Key: kv.Key, Cause: err}) {
+					return
+				}
+				continue
+			}
+			if !yield(row{State: p.State, JobAddr: addr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value}, nil) {
+				return
+			}
 		}
 	}
 }
 
 func (t tenantSpace) write(e storage.Engine, durable bool, moves ...move) error {
 	var b storage.Batch
-	for _, m := range moves {
-		if m.From != 0 && m.From != m.To {
-			b.Delete(t.key(m.From, m.JobAddr))
-		}
-		if m.To != 0 {
-			b.Put(t.key(m.To, m.JobAddr), m.Value)
+	for i, m := range moves {
+		key := func(s State) storage.Key { return t.key(s, m.JobAddr) }
+		if err := jobqueue.AddJobMove(&b, m, key); err != nil {
+			return fmt.Errorf("write %s jobs: move %d: %w", t, i, err)
 		}
 	}
 	if err := b.Err(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 
@@ -32,7 +33,7 @@ func (d Direction) String() string {
 // hashes are returned. The order is by edge type hash, then latest valid
 // start first.
 func (s *Store) Adjacent(scope storage.TenantScope, node uuid.UUID, dir Direction, types []storage.EdgeTypeHash, a AsOf) ([]Adjacency, error) {
-	if err := checkScope(scope); err != nil {
+	if err := s.check(scope); err != nil {
 		return nil, err
 	}
 	if dir != Out && dir != In {

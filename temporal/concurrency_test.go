@@ -5,16 +5,16 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestConcurrentCorrections: writers correct one node concurrently while
 // readers read it. Every write gets its own transaction time, and the
 // versions known at the end still partition valid time without overlap.
 func TestConcurrentCorrections(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := Open(env.Engine, Options{}) // the real wall clock
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		assertNode(t, s, scope, idA, always(), name("seed"))
 		const writers, writes = 4, 25
 		var wg sync.WaitGroup

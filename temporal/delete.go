@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 
@@ -37,7 +38,7 @@ func (s *Store) DeleteNode(scope storage.TenantScope, id uuid.UUID, from storage
 				return 0, err
 			}
 		}
-		return w.node(Version{Kind: storage.IndexNode, ID: id, Valid: Interval{from, Forever}, TxEnd: Forever, Tombstone: true})
+		return w.node(Version{Kind: EntityNode, ID: id, Valid: Interval{from, Forever}, TxEnd: Forever, Tombstone: true})
 	})
 }
 
@@ -77,7 +78,7 @@ func (w *writer) deleteEdge(id uuid.UUID, from storage.Timestamp) (storage.Times
 		return 0, fmt.Errorf("delete edge %s: %w", id, err)
 	}
 	var last *Version
-	err := scanVersions(w.s.engine, storage.EdgeHistory(w.scope, id), storage.IndexEdge, func(v *Version) bool {
+	err := scanVersions(w.s.engine, storage.EdgeHistory(w.scope, id), EntityEdge, func(v *Version) bool {
 		last = v
 		return false
 	})
@@ -87,9 +88,13 @@ func (w *writer) deleteEdge(id uuid.UUID, from storage.Timestamp) (storage.Times
 	if last == nil {
 		return 0, fmt.Errorf("delete edge %s: %w", id, ErrUnknownEdge)
 	}
-	tomb := Version{
-		Kind: storage.IndexEdge, ID: id, Valid: Interval{from, Forever}, TxEnd: Forever, Tombstone: true,
-		From: last.From, To: last.To, Type: last.Type, TxStart: w.s.clock.Next(),
+	tx, err := w.s.clock.Next()
+	if err != nil {
+		return 0, fmt.Errorf("delete edge %s: %w", id, err)
 	}
-	return tomb.TxStart, w.edge(tomb)
+	tomb := Version{
+		Kind: EntityEdge, ID: id, Valid: Interval{from, Forever}, TxEnd: Forever, Tombstone: true,
+		From: last.From, To: last.To, Type: last.Type, TxStart: tx,
+	}
+	return tx, w.edge(tomb)
 }

@@ -5,18 +5,19 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 func TestDeleteNodeCascades(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		for _, id := range []uuid.UUID{idA, idB, idC} {
 			assertNode(t, s, scope, id, always(), name(id.String()))
 		}
-		eAB, eCA, eBC, eAA := temporaltest.ID(101), temporaltest.ID(102), temporaltest.ID(103), temporaltest.ID(104)
+		eAB, eCA, eBC, eAA := storagetest.ID(101), storagetest.ID(102), storagetest.ID(103), storagetest.ID(104)
 		assertEdge(t, s, scope, eAB, idA, idB, "KNOWS", always())
 		assertEdge(t, s, scope, eCA, idC, idA, "KNOWS", always())
 		assertEdge(t, s, scope, eBC, idB, idC, "KNOWS", always())
@@ -73,17 +74,17 @@ func TestDeleteNodeCascades(t *testing.T) {
 		check(t, s)
 		// The cascade was written durably and in one batch: after a restart
 		// it is all there.
-		check(t, Open(env.Reopen(), Options{Clock: NewClock(newWall(1000).now)}))
+		check(t, Open(env.Reopen(t), Options{Clock: NewClock(newWall(1000).now)}))
 	})
 }
 
 func TestDeleteEdge(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		assertNode(t, s, scope, idA, always(), nil)
 		assertNode(t, s, scope, idB, always(), nil)
-		e := temporaltest.ID(101)
+		e := storagetest.ID(101)
 		assertEdge(t, s, scope, e, idA, idB, "KNOWS", always())
 		tx, err := s.DeleteEdge(scope, e, 30)
 		if err != nil {

@@ -35,6 +35,24 @@
 // same batch as the data it covers and can never lag behind it. Reads are
 // always per tenant, so every observable sequence of transaction times is
 // monotonic even if the wall clock stepped back while the store was down.
+// Transaction times stay below Forever: a clock that would reach it fails
+// with ErrClockExhausted, and the write with it, rather than wrap around.
+//
+// # Edge types
+//
+// Adjacency keys carry the 8-byte hash of an edge type name. Unless Options
+// name another resolver, a Store registers every type name in the
+// persisted, per-tenant EdgeTypeRegistry, in the batch of its first edge,
+// and refuses a second name whose hash is taken (ErrEdgeTypeCollision):
+// unchecked hashes would silently merge two types.
+//
+// # Tenant wipes
+//
+// The Store and its registry cache per tenant (the transaction high-water
+// mark, the type names). Both listen for storage.WipeTenant on their engine
+// and drop what they cache of the wiped tenant; the registry also reads its
+// row before every registration, so that even rows deleted behind its back
+// are registered again.
 //
 // # Concurrency
 //

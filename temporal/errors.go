@@ -32,6 +32,27 @@ var (
 	// version, a truncated field, a non-canonical encoding.
 	ErrCorrupt = errors.New("corrupt value")
 
+	// ErrNoEngine reports a Store or registry without an engine: the zero
+	// value, or one opened on a nil engine.
+	ErrNoEngine = errors.New("no engine")
+
 	// ErrBadLimit reports a page limit below one.
 	ErrBadLimit = errors.New("page limit must be positive")
+
+	// ErrBadCursor reports a page cursor that another scan produced: another
+	// kind of scan, another tenant, or the same scan with other parameters.
+	ErrBadCursor = errors.New("cursor of another scan")
+
+	// ErrClockExhausted reports a transaction clock with no time left: the
+	// next time would reach Forever, which marks an open interval and is
+	// never a transaction time.
+	ErrClockExhausted = errors.New("transaction clock exhausted")
+
+	// ErrEdgeTypeCollision reports an edge type name whose hash is already
+	// registered for another name: the registry fails loud rather than
+	// merge two types into one adjacency range.
+	ErrEdgeTypeCollision = errors.New("edge type hash collision")
+
+	// ErrUnknownEdgeType reports a type hash with no registered name.
+	ErrUnknownEdgeType = errors.New("unknown edge type")
 )

@@ -6,12 +6,14 @@ import (
 	"math"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 
-// FormatVersion is the first byte of every value this package stores
-// (spec §11: stored values carry a version byte, keys do not). A decoder
-// meeting another version fails with ErrCorrupt rather than guessing.
+// FormatVersion is the first byte of every value this package stores:
+// stored values carry a version byte, keys do not (docs/design.md,
+// Invariants). A decoder meeting another version fails with ErrCorrupt
+// rather than guessing.
 const FormatVersion = 1
 
 // Version record value, format version 1. The key already holds the
@@ -20,7 +22,7 @@ const FormatVersion = 1
 //
 //	offset  width  field
 //	0       1      format version = 1
-//	1       1      kind: 0x00 node, 0x01 edge (storage.IndexKind)
+//	1       1      kind: 0x00 node, 0x01 edge (EntityKind)
 //	2       1      flags: bit 0 tombstone; other bits zero
 //	3       8      valid end, int64 microseconds (MaxInt64 = open)
 //	11      8      tx end, int64 microseconds (MaxInt64 = still known)
@@ -42,7 +44,21 @@ const FormatVersion = 1
 // The encoding is canonical: DecodeValue accepts exactly the bytes that
 // AppendValue produces, so decode-then-encode is the identity (the fuzz
 // target checks it). Trailing bytes are an error.
-const valueHeaderLen = 19
+//
+// The offsets of the header's fields, as in the table:
+const (
+	offKind        = 1
+	offFlags       = 2
+	offValidEnd    = 3
+	offTxEnd       = 11
+	valueHeaderLen = 19
+)
+
+// valueEnds reads the valid end and the tx end out of a version value's
+// header, which the caller has checked is whole.
+func valueEnds(b []byte) (validEnd, txEnd storage.Timestamp) {
+	return storage.Timestamp(binary.BigEndian.Uint64(b[offValidEnd:])), storage.Timestamp(binary.BigEndian.Uint64(b[offTxEnd:]))
+}
 
 const flagTombstone = 0x01
 
@@ -57,7 +73,7 @@ func AppendValue(dst []byte, v *Version) []byte {
 	dst = append(dst, FormatVersion, byte(v.Kind), flags)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(v.Valid.End))
 	dst = binary.BigEndian.AppendUint64(dst, uint64(v.TxEnd))
-	if v.Kind == storage.IndexEdge {
+	if v.Kind == EntityEdge {
 		dst = append(dst, v.From[:]...)
 		dst = append(dst, v.To[:]...)
 		dst = appendString(dst, v.Type)
@@ -123,18 +139,18 @@ func (d *valueDecoder) version() (Version, error) {
 		return Version{}, fmt.Errorf("%w: format version %d, want %d", ErrCorrupt, d.b[0], FormatVersion)
 	}
 	var v Version
-	v.Kind = storage.IndexKind(d.b[1])
-	if v.Kind != storage.IndexNode && v.Kind != storage.IndexEdge {
-		return Version{}, fmt.Errorf("%w: kind 0x%02x", ErrCorrupt, d.b[1])
+	v.Kind = EntityKind(d.b[offKind])
+	if !v.Kind.Valid() {
+		return Version{}, fmt.Errorf("%w: kind 0x%02x", ErrCorrupt, d.b[offKind])
 	}
-	if d.b[2]&^flagTombstone != 0 {
-		return Version{}, fmt.Errorf("%w: flags 0x%02x", ErrCorrupt, d.b[2])
+	flags := d.b[offFlags]
+	if flags&^flagTombstone != 0 {
+		return Version{}, fmt.Errorf("%w: flags 0x%02x", ErrCorrupt, flags)
 	}
-	v.Tombstone = d.b[2]&flagTombstone != 0
-	d.off = 3
-	v.Valid.End = storage.Timestamp(d.u64())
-	v.TxEnd = storage.Timestamp(d.u64())
-	if v.Kind == storage.IndexEdge {
+	v.Tombstone = flags&flagTombstone != 0
+	v.Valid.End, v.TxEnd = valueEnds(d.b)
+	d.off = valueHeaderLen
+	if v.Kind == EntityEdge {
 		var err error
 		if v.From, err = d.uuid(); err != nil {
 			return Version{}, err
@@ -305,7 +321,12 @@ func (d *valueDecoder) property() (Value, error) {
 //	1       16     edge id
 //	17      8      valid end, int64 big-endian
 //	25      8      tx end, int64 big-endian
-const adjacencyValueLen = 33
+const (
+	offAdjacencyEdge     = 1
+	offAdjacencyValidEnd = 17
+	offAdjacencyTxEnd    = 25
+	adjacencyValueLen    = 33
+)
 
 // Adjacency is one decoded adjacency row: an edge version seen from one of
 // its endpoints.
@@ -331,8 +352,8 @@ func decodeAdjacencyValue(b []byte, a *Adjacency) error {
 	if len(b) != adjacencyValueLen || b[0] != FormatVersion {
 		return fmt.Errorf("decode adjacency value of %d bytes: %w", len(b), ErrCorrupt)
 	}
-	copy(a.Edge[:], b[1:17])
-	a.Valid.End = storage.Timestamp(binary.BigEndian.Uint64(b[17:]))
-	a.TxEnd = storage.Timestamp(binary.BigEndian.Uint64(b[25:]))
+	copy(a.Edge[:], b[offAdjacencyEdge:offAdjacencyValidEnd])
+	a.Valid.End = storage.Timestamp(binary.BigEndian.Uint64(b[offAdjacencyValidEnd:]))
+	a.TxEnd = storage.Timestamp(binary.BigEndian.Uint64(b[offAdjacencyTxEnd:]))
 	return nil
 }

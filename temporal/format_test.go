@@ -7,16 +7,15 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"telha.dev/core/storage"
 )
 
 func sampleVersions() map[string]Version {
 	from, to := uuid.MustParse("0190a0b0-0000-7000-8000-000000000001"), uuid.MustParse("0190a0b0-0000-7000-8000-000000000002")
 	return map[string]Version{
-		"empty node": {Kind: storage.IndexNode, Valid: Interval{End: Forever}, TxEnd: Forever},
-		"tombstone":  {Kind: storage.IndexNode, Valid: Interval{End: Forever}, TxEnd: 42, Tombstone: true},
+		"empty node": {Kind: EntityNode, Valid: Interval{End: Forever}, TxEnd: Forever},
+		"tombstone":  {Kind: EntityNode, Valid: Interval{End: Forever}, TxEnd: 42, Tombstone: true},
 		"node with everything": {
-			Kind: storage.IndexNode, Valid: Interval{End: -5}, TxEnd: Forever,
+			Kind: EntityNode, Valid: Interval{End: -5}, TxEnd: Forever,
 			Labels: []string{"Company", "Person"},
 			Props: Properties{
 				"name": String("Ada"), "age": Int(-36), "score": Float(math.NaN()),
@@ -24,7 +23,7 @@ func sampleVersions() map[string]Version {
 			},
 		},
 		"edge": {
-			Kind: storage.IndexEdge, Valid: Interval{End: 99}, TxEnd: 7, From: from, To: to, Type: "WORKS_AT",
+			Kind: EntityEdge, Valid: Interval{End: 99}, TxEnd: 7, From: from, To: to, Type: "WORKS_AT",
 			Props: Properties{"since": Int(1990)},
 		},
 	}
@@ -51,7 +50,7 @@ func TestValueRoundTrip(t *testing.T) {
 // TestValueLayout pins the bytes of a small node value, so that the
 // documented format cannot drift from the code.
 func TestValueLayout(t *testing.T) {
-	v := Version{Kind: storage.IndexNode, Valid: Interval{End: 2}, TxEnd: 3, Tombstone: true,
+	v := Version{Kind: EntityNode, Valid: Interval{End: 2}, TxEnd: 3, Tombstone: true,
 		Labels: []string{"A"}, Props: Properties{"b": Bool(true)}}
 	want := []byte{
 		1, 0, 1, // version, kind node, flags tombstone
@@ -66,7 +65,7 @@ func TestValueLayout(t *testing.T) {
 }
 
 func TestDecodeValueRejects(t *testing.T) {
-	node := AppendValue(nil, &Version{Kind: storage.IndexNode, TxEnd: Forever, Labels: []string{"a", "b"}})
+	node := AppendValue(nil, &Version{Kind: EntityNode, TxEnd: Forever, Labels: []string{"a", "b"}})
 	mutate := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(node)) }
 	cases := map[string][]byte{
 		"empty":              nil,
@@ -80,8 +79,8 @@ func TestDecodeValueRejects(t *testing.T) {
 		"duplicate label":    mutate(func(b []byte) []byte { b[23] = 'a'; return b }),
 		"count too large":    mutate(func(b []byte) []byte { b[19] = 0x7f; return b }),
 		"non-minimal varint": append(append(bytes.Clone(node[:19]), 0x80, 0x00), 0),
-		"edge truncated":     AppendValue(nil, &Version{Kind: storage.IndexEdge, Type: "T"})[:30],
-		"empty edge type":    AppendValue(nil, &Version{Kind: storage.IndexEdge}),
+		"edge truncated":     AppendValue(nil, &Version{Kind: EntityEdge, Type: "T"})[:30],
+		"empty edge type":    AppendValue(nil, &Version{Kind: EntityEdge}),
 		"bad bool":           append(append(bytes.Clone(node[:19]), 0, 1, 1, 'x', 4), 2),
 		"bad value kind":     append(append(bytes.Clone(node[:19]), 0, 1, 1, 'x', 9), 2),
 	}

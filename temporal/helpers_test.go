@@ -6,8 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // wall is a settable wall clock for deterministic transaction times.
@@ -23,7 +24,7 @@ func (w *wall) now() storage.Timestamp { return storage.Timestamp(w.t.Load()) }
 
 // openStore opens a store on env's engine whose wall clock stands at 1000:
 // transaction times are 1000, 1001, ...
-func openStore(env *temporaltest.Env, opts Options) *Store {
+func openStore(env *storagetest.Env, opts Options) *Store {
 	if opts.Clock == nil {
 		opts.Clock = NewClock(newWall(1000).now)
 	}
@@ -31,7 +32,7 @@ func openStore(env *temporaltest.Env, opts Options) *Store {
 }
 
 var (
-	idA, idB, idC, idD = temporaltest.ID(1), temporaltest.ID(2), temporaltest.ID(3), temporaltest.ID(4)
+	idA, idB, idC, idD = storagetest.ID(1), storagetest.ID(2), storagetest.ID(3), storagetest.ID(4)
 )
 
 func assertNode(t testing.TB, s *Store, scope storage.TenantScope, id uuid.UUID, iv Interval, props Properties, labels ...string) storage.Timestamp {
@@ -50,6 +51,15 @@ func assertEdge(t testing.TB, s *Store, scope storage.TenantScope, id, from, to 
 		t.Fatalf("assert edge %s: %v", id, err)
 	}
 	return tx
+}
+
+// linkAB asserts nodes A and B and the edge C from A to B of type typ,
+// all valid always.
+func linkAB(t testing.TB, s *Store, scope storage.TenantScope, typ string) {
+	t.Helper()
+	assertNode(t, s, scope, idA, always(), nil)
+	assertNode(t, s, scope, idB, always(), nil)
+	assertEdge(t, s, scope, idC, idA, idB, typ, always())
 }
 
 // nameAt reads the "name" property of node id as of a, or "" for

@@ -5,22 +5,23 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 
 // historyRange is every version row of one entity, latest valid start first.
-func historyRange(scope storage.TenantScope, kind storage.IndexKind, id uuid.UUID) storage.ScanRange {
-	if kind == storage.IndexEdge {
+func historyRange(scope storage.TenantScope, kind EntityKind, id uuid.UUID) storage.ScanRange {
+	if kind == EntityEdge {
 		return storage.EdgeHistory(scope, id)
 	}
 	return storage.NodeHistory(scope, id)
 }
 
 // decodeVersionRow decodes one version row of family kind.Family().
-func decodeVersionRow(kind storage.IndexKind, kv storage.KV) (Version, error) {
+func decodeVersionRow(kind EntityKind, kv storage.KV) (Version, error) {
 	var p storage.VersionParts
 	var err error
-	if kind == storage.IndexEdge {
+	if kind == EntityEdge {
 		p, err = storage.DecodeEdgeVersion(kv.Key)
 	} else {
 		p, err = storage.DecodeNodeVersion(kv.Key)
@@ -41,7 +42,7 @@ func decodeVersionRow(kind storage.IndexKind, kv storage.KV) (Version, error) {
 
 // scanVersions reads the version rows of r, which must lie in the version
 // family of kind, calling yield until it returns false.
-func scanVersions(rd storage.Reader, r storage.ScanRange, kind storage.IndexKind, yield func(*Version) bool) error {
+func scanVersions(rd storage.Reader, r storage.ScanRange, kind EntityKind, yield func(*Version) bool) error {
 	for kv, err := range rd.Scan(r) {
 		if err != nil {
 			return err
@@ -59,7 +60,7 @@ func scanVersions(rd storage.Reader, r storage.ScanRange, kind storage.IndexKind
 
 // history reads every version of an entity, latest valid start first, then
 // latest tx start first: key order.
-func history(rd storage.Reader, scope storage.TenantScope, kind storage.IndexKind, id uuid.UUID) ([]Version, error) {
+func history(rd storage.Reader, scope storage.TenantScope, kind EntityKind, id uuid.UUID) ([]Version, error) {
 	var out []Version
 	err := scanVersions(rd, historyRange(scope, kind, id), kind, func(v *Version) bool {
 		out = append(out, *v)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // recorder is an Indexer that records its calls and writes one
@@ -40,10 +40,10 @@ func (r *recorder) IndexNode(b *storage.Batch, scope storage.TenantScope, before
 }
 
 func TestIndexerSeesNodeWritesInTheSameBatch(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		rec := &recorder{}
 		s := openStore(env, Options{Indexers: []Indexer{rec}})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		has := func(label string) bool {
 			_, err := env.Engine.Get(storage.BitmapRevMapKey(scope, storage.HashLabel(label), idA))
 			if err != nil && !errors.Is(err, storage.ErrNotFound) {

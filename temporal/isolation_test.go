@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"telha.dev/temporal/temporaltest"
+
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestTenantIsolation: three tenants hold the same logical ids with
 // different data; no read, scan or adjacency query of one returns another's
 // rows, and a delete in one leaves the others untouched.
 func TestTenantIsolation(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scopes := temporaltest.Scopes(t, 3)
-		edge := temporaltest.ID(100)
+		scopes := storagetest.TenantScopes(t, 3)
+		edge := storagetest.ID(100)
 		targets := []uuid.UUID{idB, idC, idB}
 		for i, scope := range scopes {
 			tag := Properties{"tenant": Int(int64(i))}

@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // fact is one write as the brute-force model sees it.
@@ -50,14 +51,11 @@ func edgeKey(k int) int  { return 100 + k }
 // each check uses a fresh tenant, which isolation makes equivalent to a
 // fresh store.
 func TestBitemporalProperty(t *testing.T) {
-	for _, engine := range temporaltest.Engines() {
-		t.Run(engine, func(t *testing.T) {
-			env := temporaltest.Open(t, engine)
-			rapid.Check(t, func(rt *rapid.T) {
-				checkBitemporal(rt, env.Engine, temporaltest.Scopes(t, 1)[0])
-			})
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		rapid.Check(t, func(rt *rapid.T) {
+			checkBitemporal(rt, env.Engine, storagetest.TenantScope(t))
 		})
-	}
+	})
 }
 
 func checkBitemporal(rt *rapid.T, e storage.Engine, scope storage.TenantScope) {
@@ -71,7 +69,7 @@ func checkBitemporal(rt *rapid.T, e storage.Engine, scope storage.TenantScope) {
 			start := times.Draw(rt, "start")
 			iv := Interval{storage.Timestamp(start), drawEnd(rt, start)}
 			name := fmt.Sprintf("n%d", rapid.IntRange(0, 99).Draw(rt, "name"))
-			tx, err := s.AssertNode(scope, NodeFact{ID: temporaltest.ID(node), Valid: iv, Props: Properties{"name": String(name)}})
+			tx, err := s.AssertNode(scope, NodeFact{ID: storagetest.ID(node), Valid: iv, Props: Properties{"name": String(name)}})
 			if err != nil {
 				rt.Fatalf("assert: %v", err)
 			}
@@ -81,7 +79,7 @@ func checkBitemporal(rt *rapid.T, e storage.Engine, scope storage.TenantScope) {
 		"delete": func(rt *rapid.T) {
 			node := rapid.IntRange(0, propertyNodes-1).Draw(rt, "node")
 			from := storage.Timestamp(times.Draw(rt, "from"))
-			tx, err := s.DeleteNode(scope, temporaltest.ID(node), from)
+			tx, err := s.DeleteNode(scope, storagetest.ID(node), from)
 			if len(m[node]) == 0 {
 				if !errors.Is(err, ErrUnknownNode) {
 					rt.Fatalf("delete of unknown node: %v", err)
@@ -107,7 +105,7 @@ func checkBitemporal(rt *rapid.T, e storage.Engine, scope storage.TenantScope) {
 			start := times.Draw(rt, "start")
 			iv := Interval{storage.Timestamp(start), drawEnd(rt, start)}
 			name := fmt.Sprintf("e%d", rapid.IntRange(0, 99).Draw(rt, "name"))
-			f := EdgeFact{ID: temporaltest.ID(edgeKey(k)), From: temporaltest.ID(edgeFrom(k)), To: temporaltest.ID(edgeTo(k)),
+			f := EdgeFact{ID: storagetest.ID(edgeKey(k)), From: storagetest.ID(edgeFrom(k)), To: storagetest.ID(edgeTo(k)),
 				Type: "T", Valid: iv, Props: Properties{"name": String(name)}}
 			tx, err := s.AssertEdge(scope, f)
 			if len(m[edgeFrom(k)]) == 0 || len(m[edgeTo(k)]) == 0 {
@@ -166,7 +164,7 @@ func checkBitemporal(rt *rapid.T, e storage.Engine, scope storage.TenantScope) {
 func compareRead(rt *rapid.T, s *Store, scope storage.TenantScope, m model, node int, a AsOf) {
 	want := m.asOf(node, a)
 	got := ""
-	v, err := s.NodeAsOf(scope, temporaltest.ID(node), a)
+	v, err := s.NodeAsOf(scope, storagetest.ID(node), a)
 	switch {
 	case err == nil:
 		got = v.Props["name"].Str
@@ -185,7 +183,7 @@ func compareScan(rt *rapid.T, s *Store, scope storage.TenantScope, m model, a As
 	want := map[string]bool{}
 	for key := range m {
 		if name := m.asOf(key, a); name != "" {
-			want[fmt.Sprintf("%s=%s", temporaltest.ID(key), name)] = true
+			want[fmt.Sprintf("%s=%s", storagetest.ID(key), name)] = true
 		}
 	}
 	got := map[string]bool{}
@@ -220,7 +218,7 @@ func compareScan(rt *rapid.T, s *Store, scope storage.TenantScope, m model, a As
 func compareEdge(rt *rapid.T, s *Store, scope storage.TenantScope, m model, k int, a AsOf) {
 	want := m.asOf(edgeKey(k), a)
 	got := ""
-	v, err := s.EdgeAsOf(scope, temporaltest.ID(edgeKey(k)), a)
+	v, err := s.EdgeAsOf(scope, storagetest.ID(edgeKey(k)), a)
 	switch {
 	case err == nil:
 		got = v.Props["name"].Str
@@ -243,10 +241,10 @@ func compareAdjacency(rt *rapid.T, s *Store, scope storage.TenantScope, m model,
 				end = edgeTo(k)
 			}
 			if end == node && m.asOf(edgeKey(k), a) != "" {
-				want[temporaltest.ID(edgeKey(k)).String()] = true
+				want[storagetest.ID(edgeKey(k)).String()] = true
 			}
 		}
-		adj, err := s.Adjacent(scope, temporaltest.ID(node), dir, nil, a)
+		adj, err := s.Adjacent(scope, storagetest.ID(node), dir, nil, a)
 		if err != nil {
 			rt.Fatalf("adjacent %s of %d: %v", dir, node, err)
 		}

@@ -1,23 +1,23 @@
 package temporal
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 
 // NodeAsOf returns the version of node id true at a.Valid as known at a.Tx,
 // or ErrNotFound when there is none or it is a tombstone.
 func (s *Store) NodeAsOf(scope storage.TenantScope, id uuid.UUID, a AsOf) (Version, error) {
-	return s.asOf(s.engine, scope, storage.IndexNode, id, a)
+	return s.asOf(s.engine, scope, EntityNode, id, a)
 }
 
 // EdgeAsOf returns the version of edge id true at a.Valid as known at a.Tx,
 // or ErrNotFound.
 func (s *Store) EdgeAsOf(scope storage.TenantScope, id uuid.UUID, a AsOf) (Version, error) {
-	return s.asOf(s.engine, scope, storage.IndexEdge, id, a)
+	return s.asOf(s.engine, scope, EntityEdge, id, a)
 }
 
 // CurrentNode returns the node's version true now, by all the store knows.
@@ -28,16 +28,16 @@ func (s *Store) CurrentNode(scope storage.TenantScope, id uuid.UUID) (Version, e
 // NodeHistory returns every version of node id, latest valid start first,
 // then latest transaction start first; ErrNotFound if there is none.
 func (s *Store) NodeHistory(scope storage.TenantScope, id uuid.UUID) ([]Version, error) {
-	return s.history(scope, storage.IndexNode, id)
+	return s.history(scope, EntityNode, id)
 }
 
 // EdgeHistory returns every version of edge id, as NodeHistory does.
 func (s *Store) EdgeHistory(scope storage.TenantScope, id uuid.UUID) ([]Version, error) {
-	return s.history(scope, storage.IndexEdge, id)
+	return s.history(scope, EntityEdge, id)
 }
 
-func (s *Store) history(scope storage.TenantScope, kind storage.IndexKind, id uuid.UUID) ([]Version, error) {
-	if err := checkScope(scope); err != nil {
+func (s *Store) history(scope storage.TenantScope, kind EntityKind, id uuid.UUID) ([]Version, error) {
+	if err := s.check(scope); err != nil {
 		return nil, err
 	}
 	vs, err := history(s.engine, scope, kind, id)
@@ -55,12 +55,12 @@ func (s *Store) history(scope storage.TenantScope, kind storage.IndexKind, id uu
 // sorts first among the versions starting at a.Valid. No version has tx
 // start Forever, so none is skipped. Among the versions known at a.Tx at
 // most one contains a.Valid; the scan stops at it.
-func (s *Store) asOf(rd storage.Reader, scope storage.TenantScope, kind storage.IndexKind, id uuid.UUID, a AsOf) (Version, error) {
-	if err := checkScope(scope); err != nil {
+func (s *Store) asOf(rd storage.Reader, scope storage.TenantScope, kind EntityKind, id uuid.UUID, a AsOf) (Version, error) {
+	if err := s.check(scope); err != nil {
 		return Version{}, err
 	}
 	var seek storage.Key
-	if kind == storage.IndexEdge {
+	if kind == EntityEdge {
 		seek = storage.EdgeVersionKey(scope, id, a.Valid, Forever)
 	} else {
 		seek = storage.NodeVersionKey(scope, id, a.Valid, Forever)
@@ -103,16 +103,15 @@ func (s *Store) asOf(rd storage.Reader, scope storage.TenantScope, kind storage.
 // transaction times are skipped without decoding labels and properties.
 // Rows it cannot judge (malformed) are candidates, so that decoding
 // reports them.
-func candidate(kind storage.IndexKind, kv storage.KV, a AsOf) bool {
+func candidate(kind EntityKind, kv storage.KV, a AsOf) bool {
 	decode := storage.DecodeNodeVersion
-	if kind == storage.IndexEdge {
+	if kind == EntityEdge {
 		decode = storage.DecodeEdgeVersion
 	}
 	p, err := decode(kv.Key)
 	if err != nil || len(kv.Value) < valueHeaderLen {
 		return true
 	}
-	validEnd := storage.Timestamp(binary.BigEndian.Uint64(kv.Value[3:]))
-	txEnd := storage.Timestamp(binary.BigEndian.Uint64(kv.Value[11:]))
+	validEnd, txEnd := valueEnds(kv.Value)
 	return p.TxStart <= a.Tx && a.Valid < validEnd && (txEnd == Forever || a.Tx < txEnd)
 }

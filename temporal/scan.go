@@ -9,13 +9,57 @@ import (
 
 // Cursor is where a tenant-wide temporal scan resumes: the last index row
 // a page examined. The zero Cursor starts a scan.
+//
+// A cursor carries the scan it belongs to: its kind (ValidAt or
+// ChangedBetween), its tenant and its parameters. Passing it to any other
+// scan fails with ErrBadCursor, because an index key means something else
+// in another index, and resuming a scan with other parameters after it
+// would skip rows of its own.
 type Cursor struct {
-	key storage.Key
+	scan  scan
+	scope storage.TenantScope
+	key   storage.Key
 }
 
-// Key returns the index key the cursor stands on, the invalid Key for the
-// zero Cursor.
-func (c Cursor) Key() storage.Key { return c.key }
+// scan identifies one tenant-wide scan within a tenant: its kind and
+// parameters.
+type scan struct {
+	kind   scanKind
+	lo, hi storage.Timestamp // ValidAt: a.Valid, a.Tx; ChangedBetween: from, to
+}
+
+type scanKind uint8
+
+const (
+	scanValidAt scanKind = iota + 1
+	scanChangedBetween
+)
+
+func (k scanKind) String() string {
+	switch k {
+	case scanValidAt:
+		return "ValidAt"
+	case scanChangedBetween:
+		return "ChangedBetween"
+	}
+	return "no scan"
+}
+
+// resume checks that c may resume sc in scope: the zero Cursor starts any
+// scan; any other cursor must come from the same scan.
+func (c Cursor) resume(sc scan, scope storage.TenantScope) error {
+	switch {
+	case c == Cursor{}:
+		return nil
+	case c.scan.kind != sc.kind:
+		return fmt.Errorf("resume %s with a cursor of %s: %w", sc.kind, c.scan.kind, ErrBadCursor)
+	case c.scope != scope:
+		return fmt.Errorf("resume %s in %s with a cursor of %s: %w", sc.kind, scope, c.scope, ErrBadCursor)
+	case c.scan != sc:
+		return fmt.Errorf("resume %s(%s, %s) with a cursor of %s(%s, %s): %w", sc.kind, sc.lo, sc.hi, c.scan.kind, c.scan.lo, c.scan.hi, ErrBadCursor)
+	}
+	return nil
+}
 
 // Page is one page of a tenant-wide temporal scan.
 type Page struct {
@@ -38,12 +82,16 @@ type Page struct {
 // index keys are never rewritten, and the answer at a fixed AsOf with
 // a.Tx in the past does not change when later writes land.
 func (s *Store) ValidAt(scope storage.TenantScope, a AsOf, cursor Cursor, limit int) (Page, error) {
+	sc := scan{kind: scanValidAt, lo: a.Valid, hi: a.Tx}
+	if err := s.checkPage(sc, scope, cursor, limit); err != nil {
+		return Page{}, err
+	}
 	r := storage.ValidTimeFrom(scope, a.Valid)
 	keep := func(p storage.TemporalIndexParts) (bool, bool) {
 		return p.ValidStart <= a.Valid && p.TxStart <= a.Tx, false
 	}
 	match := func(v *Version) bool { return v.visibleAt(a) && !v.Tombstone }
-	return s.page(scope, r, storage.DecodeValidTimeIndex, keep, match, cursor, limit)
+	return s.page(sc, scope, r, storage.DecodeValidTimeIndex, keep, match, cursor, limit)
 }
 
 // ChangedBetween pages through every node and edge version written by a
@@ -51,7 +99,8 @@ func (s *Store) ValidAt(scope storage.TenantScope, a AsOf, cursor Cursor, limit 
 // assertions, corrections, the re-asserted remainders of corrected
 // versions, and tombstones. Cursor and limit work as for ValidAt.
 func (s *Store) ChangedBetween(scope storage.TenantScope, from, to storage.Timestamp, cursor Cursor, limit int) (Page, error) {
-	if err := checkScope(scope); err != nil {
+	sc := scan{kind: scanChangedBetween, lo: from, hi: to}
+	if err := s.checkPage(sc, scope, cursor, limit); err != nil {
 		return Page{}, err
 	}
 	r, err := storage.TxTimeBetween(scope, from, to)
@@ -65,14 +114,27 @@ func (s *Store) ChangedBetween(scope storage.TenantScope, from, to storage.Times
 		return p.TxStart <= to && p.TxStart >= from, p.TxStart < from
 	}
 	match := func(*Version) bool { return true }
-	return s.page(scope, r, storage.DecodeTxTimeIndex, keep, match, cursor, limit)
+	return s.page(sc, scope, r, storage.DecodeTxTimeIndex, keep, match, cursor, limit)
 }
 
-// page runs one page of a temporal index scan over r, or over the rest of
-// the tenant's index after cursor. keep decides from the index key alone
-// whether a row is a candidate and whether the scan is past its end;
-// match decides on the validated version.
+// checkPage rejects the zero scope, a limit below one and a cursor of
+// another scan, before any range is built.
+func (s *Store) checkPage(sc scan, scope storage.TenantScope, cursor Cursor, limit int) error {
+	if err := s.check(scope); err != nil {
+		return err
+	}
+	if limit < 1 {
+		return fmt.Errorf("temporal scan page of %d: %w", limit, ErrBadLimit)
+	}
+	return cursor.resume(sc, scope)
+}
+
+// page runs one page of scan sc over r, or over the rest of the tenant's
+// index after cursor, which checkPage has accepted. keep decides from the
+// index key alone whether a row is a candidate and whether the scan is
+// past its end; match decides on the validated version.
 func (s *Store) page(
+	sc scan,
 	scope storage.TenantScope,
 	r storage.ScanRange,
 	decode func([]byte) (storage.TemporalIndexParts, error),
@@ -81,12 +143,6 @@ func (s *Store) page(
 	cursor Cursor,
 	limit int,
 ) (Page, error) {
-	if err := checkScope(scope); err != nil {
-		return Page{}, err
-	}
-	if limit < 1 {
-		return Page{}, fmt.Errorf("temporal scan page of %d: %w", limit, ErrBadLimit)
-	}
 	if cursor.key.Valid() {
 		var err error
 		if r, err = storage.TemporalIndexAfter(scope, cursor.key); err != nil {
@@ -136,7 +192,7 @@ func (s *Store) page(
 	if err != nil {
 		return Page{}, fmt.Errorf("temporal scan cursor: %w", err)
 	}
-	pg.Next = Cursor{next}
+	pg.Next = Cursor{scan: sc, scope: scope, key: next}
 	return pg, nil
 }
 
@@ -154,7 +210,7 @@ func validate(rd storage.Reader, scope storage.TenantScope, p storage.TemporalIn
 	if err != nil {
 		return Version{}, false, fmt.Errorf("index hit %s: %w", p, err)
 	}
-	v, err := decodeVersionRow(p.Kind, storage.KV{Key: primary, Value: val})
+	v, err := decodeVersionRow(entityOf(p.Kind), storage.KV{Key: primary, Value: val})
 	if err != nil {
 		return Version{}, false, fmt.Errorf("index hit %s: %w", p, err)
 	}

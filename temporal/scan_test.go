@@ -1,12 +1,13 @@
 package temporal
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 
 	"telha.dev/core/storage"
-	"telha.dev/temporal/temporaltest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // versionID names one version record.
@@ -43,13 +44,13 @@ func drain(t *testing.T, n int, next func(cursor Cursor, limit int) (Page, error
 func seedGraph(t *testing.T, s *Store, scope storage.TenantScope, nodes int) {
 	t.Helper()
 	for i := range nodes {
-		id := temporaltest.ID(i)
+		id := storagetest.ID(i)
 		assertNode(t, s, scope, id, Interval{storage.Timestamp(i), Forever}, name("a"))
 		if i%3 == 0 {
 			assertNode(t, s, scope, id, Interval{storage.Timestamp(i + 5), storage.Timestamp(i + 20)}, name("b"))
 		}
 		if i > 0 {
-			assertEdge(t, s, scope, temporaltest.ID(10_000+i), temporaltest.ID(i-1), id, "NEXT", Interval{storage.Timestamp(i), Forever})
+			assertEdge(t, s, scope, storagetest.ID(10_000+i), storagetest.ID(i-1), id, "NEXT", Interval{storage.Timestamp(i), Forever})
 		}
 	}
 }
@@ -75,9 +76,9 @@ func sameList(t *testing.T, what string, got, want []string) {
 // other writers land rows before and after the cursor; the paged result
 // equals the one-shot result taken before the writes.
 func TestPaginationNoDuplicateNoGap(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scopes := temporaltest.Scopes(t, 2)
+		scopes := storagetest.TenantScopes(t, 2)
 		seedGraph(t, s, scopes[0], 60)
 		seedGraph(t, s, scopes[1], 10)
 		scope := scopes[0]
@@ -104,7 +105,7 @@ func TestPaginationNoDuplicateNoGap(t *testing.T) {
 						return
 					default:
 					}
-					id := temporaltest.ID((i*7 + w) % 80)
+					id := storagetest.ID((i*7 + w) % 80)
 					if _, err := s.AssertNode(scopes[w], NodeFact{ID: id, Valid: Interval{storage.Timestamp(i % 50), Forever}, Props: name("late")}); err != nil {
 						t.Error(err)
 						return
@@ -117,7 +118,7 @@ func TestPaginationNoDuplicateNoGap(t *testing.T) {
 		k := 0
 		between := func() {
 			k++
-			assertNode(t, s, scope, temporaltest.ID(k%70), Interval{storage.Timestamp(k % 45), Forever}, name("between"))
+			assertNode(t, s, scope, storagetest.ID(k%70), Interval{storage.Timestamp(k % 45), Forever}, name("between"))
 		}
 		for _, n := range []int{1, 7, 50} {
 			sameList(t, fmt.Sprintf("valid at, pages of %d", n), drain(t, n, validAt, between), wantValid)
@@ -129,9 +130,9 @@ func TestPaginationNoDuplicateNoGap(t *testing.T) {
 }
 
 func TestChangedBetween(t *testing.T) {
-	temporaltest.Run(t, func(t *testing.T, env *temporaltest.Env) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env, Options{})
-		scope := temporaltest.Scopes(t, 1)[0]
+		scope := storagetest.TenantScope(t)
 		tx1 := assertNode(t, s, scope, idA, always(), name("a1"))
 		tx2 := assertNode(t, s, scope, idB, always(), name("b1"))
 		tx3 := assertNode(t, s, scope, idA, Interval{10, 20}, name("a2")) // new version + 2 remainders
@@ -177,6 +178,58 @@ func TestChangedBetween(t *testing.T) {
 					if got[tx] != k {
 						t.Errorf("[%d, %d] pages of %d: tx %d has %d versions, want %d", c.from, c.to, n, tx, got[tx], k)
 					}
+				}
+			}
+		}
+	})
+}
+
+// TestForeignCursors passes the cursor of every tenant-wide scan to every
+// other one: another kind of scan, the same kind with other parameters, the
+// same scan in another tenant. Each must fail with ErrBadCursor and read
+// nothing; only the scan that made a cursor resumes with it.
+func TestForeignCursors(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		s := openStore(env, Options{})
+		scopes := storagetest.TenantScopes(t, 2)
+		for _, scope := range scopes {
+			seedGraph(t, s, scope, 10)
+		}
+		last := s.Clock().Last()
+		type scanCall struct {
+			name string
+			call func(Cursor) (Page, error)
+		}
+		var scans []scanCall
+		for i, scope := range scopes {
+			scans = append(scans,
+				scanCall{fmt.Sprintf("ValidAt(tenant %d, 5, now)", i), func(c Cursor) (Page, error) { return s.ValidAt(scope, Current(5), c, 1) }},
+				scanCall{fmt.Sprintf("ValidAt(tenant %d, 5, %d)", i, last), func(c Cursor) (Page, error) { return s.ValidAt(scope, AsOf{Valid: 5, Tx: last}, c, 1) }},
+				scanCall{fmt.Sprintf("ValidAt(tenant %d, 6, now)", i), func(c Cursor) (Page, error) { return s.ValidAt(scope, Current(6), c, 1) }},
+				scanCall{fmt.Sprintf("ChangedBetween(tenant %d, 0, %d)", i, last), func(c Cursor) (Page, error) { return s.ChangedBetween(scope, 0, last, c, 1) }},
+				scanCall{fmt.Sprintf("ChangedBetween(tenant %d, 1, %d)", i, last), func(c Cursor) (Page, error) { return s.ChangedBetween(scope, 1, last, c, 1) }},
+				scanCall{fmt.Sprintf("ChangedBetween(tenant %d, %d, 0)", i, last), func(c Cursor) (Page, error) { return s.ChangedBetween(scope, last, 0, c, 1) }},
+			)
+		}
+		for _, producer := range scans {
+			first, err := producer.call(Cursor{})
+			if err != nil {
+				t.Fatalf("%s: %v", producer.name, err)
+			}
+			if first.Done {
+				if first.Next != (Cursor{}) {
+					t.Errorf("%s: a done page with a cursor", producer.name)
+				}
+				continue
+			}
+			for _, taker := range scans {
+				p, err := taker.call(first.Next)
+				switch {
+				case taker.name == producer.name && err != nil:
+					t.Errorf("%s resumed with its own cursor: %v", taker.name, err)
+				case taker.name != producer.name && (!errors.Is(err, ErrBadCursor) || len(p.Versions) != 0 || p.Done):
+					t.Errorf("%s resumed with a cursor of %s: %d versions, done %t, %v; want ErrBadCursor",
+						taker.name, producer.name, len(p.Versions), p.Done, err)
 				}
 			}
 		}

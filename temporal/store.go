@@ -24,28 +24,20 @@ type Indexer interface {
 }
 
 // EdgeTypes turns an edge type name into the hash of the adjacency keys.
-// A persisted registry (telha.dev/graph) adds its registration row to b, so
-// a type is registered in the same batch as its first edge, and fails loud
-// on a hash collision (spec OQ-1). tx is the write's transaction time.
+// A persisted registry (EdgeTypeRegistry, the default) adds its
+// registration row to b, so a type is registered in the same batch as its
+// first edge, and fails loud on a hash collision. tx is the write's
+// transaction time.
 type EdgeTypes interface {
 	Resolve(b *storage.Batch, scope storage.TenantScope, name string, tx storage.Timestamp) (storage.EdgeTypeHash, error)
-}
-
-// HashEdgeTypes resolves names with storage.HashEdgeType and persists
-// nothing: for tests of this package only; a real store uses the registry
-// of telha.dev/graph.
-type HashEdgeTypes struct{}
-
-// Resolve implements EdgeTypes.
-func (HashEdgeTypes) Resolve(_ *storage.Batch, _ storage.TenantScope, name string, _ storage.Timestamp) (storage.EdgeTypeHash, error) {
-	return storage.HashEdgeType(name), nil
 }
 
 // Options configure a Store.
 type Options struct {
 	// Clock hands out transaction times; nil means a new wall Clock.
 	Clock *Clock
-	// EdgeTypes resolves edge type names; nil means HashEdgeTypes.
+	// EdgeTypes resolves edge type names; nil means a new
+	// EdgeTypeRegistry over the store's engine.
 	EdgeTypes EdgeTypes
 	// Indexers see every node write; see Indexer.
 	Indexers []Indexer
@@ -65,6 +57,7 @@ type Store struct {
 
 // Open returns a Store over e. It reads nothing yet: each tenant's
 // transaction-time high-water mark is read before that tenant's first write.
+// A wipe of a tenant (storage.WipeTenant) makes the store read it again.
 func Open(e storage.Engine, opts Options) *Store {
 	s := &Store{
 		engine:    e,
@@ -77,16 +70,18 @@ func Open(e storage.Engine, opts Options) *Store {
 		s.clock = NewClock(nil)
 	}
 	if s.edgeTypes == nil {
-		s.edgeTypes = HashEdgeTypes{}
+		s.edgeTypes = NewEdgeTypeRegistry(e, nil)
 	}
+	storage.OnWipe(e, s, (*Store).forget)
 	return s
 }
 
-// RegisterIndexer adds an Indexer for all later node writes.
-func (s *Store) RegisterIndexer(ix Indexer) {
+// forget drops what the store knows of a wiped tenant. The clock keeps its
+// time: transaction times never go back.
+func (s *Store) forget(scope storage.TenantScope) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.indexers = append(s.indexers, ix)
+	delete(s.seeded, scope)
 }
 
 // Engine returns the store's engine, for modules that read their own
@@ -119,7 +114,16 @@ func (s *Store) seed(scope storage.TenantScope) error {
 	return nil
 }
 
-// checkScope rejects the zero scope before any key is built from it.
+// check rejects a Store without an engine (the zero Store, or Open(nil))
+// and the zero scope, before any key is built from it.
+func (s *Store) check(scope storage.TenantScope) error {
+	if s.engine == nil {
+		return fmt.Errorf("temporal: %w", ErrNoEngine)
+	}
+	return checkScope(scope)
+}
+
+// checkScope rejects the zero scope.
 func checkScope(scope storage.TenantScope) error {
 	if scope.IsZero() {
 		return fmt.Errorf("temporal: %w", storage.ErrNilScope)
@@ -129,3 +133,5 @@ func checkScope(scope storage.TenantScope) error {
 
 // notFound maps the engine's ErrNotFound to this package's.
 func notFound(err error) bool { return errors.Is(err, storage.ErrNotFound) }
+
+func isUnknownEdgeType(err error) bool { return errors.Is(err, ErrUnknownEdgeType) }

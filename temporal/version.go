@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 
@@ -41,9 +42,49 @@ type AsOf struct {
 // store knows.
 func Current(t storage.Timestamp) AsOf { return AsOf{Valid: t, Tx: Forever} }
 
+// EntityKind says whether a version is a node's or an edge's. Its numbers
+// are stored in the value format, so they never change.
+type EntityKind uint8
+
+// The entity kinds.
+const (
+	EntityNode EntityKind = 0x00
+	EntityEdge EntityKind = 0x01
+)
+
+// Valid reports whether k is a known kind.
+func (k EntityKind) Valid() bool { return k <= EntityEdge }
+
+// String returns "node" or "edge".
+func (k EntityKind) String() string {
+	switch k {
+	case EntityNode:
+		return "node"
+	case EntityEdge:
+		return "edge"
+	}
+	return fmt.Sprintf("EntityKind(%d)", uint8(k))
+}
+
+// indexKind is the kind byte of k's rows in the temporal indexes.
+func (k EntityKind) indexKind() storage.IndexKind {
+	if k == EntityEdge {
+		return storage.IndexEdge
+	}
+	return storage.IndexNode
+}
+
+// entityOf is the entity kind of a temporal index row of kind k.
+func entityOf(k storage.IndexKind) EntityKind {
+	if k == storage.IndexEdge {
+		return EntityEdge
+	}
+	return EntityNode
+}
+
 // Version is one version record of a node or an edge.
 type Version struct {
-	Kind      storage.IndexKind // IndexNode or IndexEdge
+	Kind      EntityKind
 	ID        uuid.UUID
 	Valid     Interval
 	TxStart   storage.Timestamp
@@ -76,7 +117,7 @@ func (v *Version) Equal(w *Version) bool {
 
 // key returns the version's primary key.
 func (v *Version) key(s storage.TenantScope) storage.Key {
-	if v.Kind == storage.IndexEdge {
+	if v.Kind == EntityEdge {
 		return storage.EdgeVersionKey(s, v.ID, v.Valid.Start, v.TxStart)
 	}
 	return storage.NodeVersionKey(s, v.ID, v.Valid.Start, v.TxStart)

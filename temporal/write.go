@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 )
 
@@ -25,10 +26,10 @@ func (w *writer) putVersion(v *Version, fresh bool, edgeType storage.EdgeTypeHas
 	w.b.Put(key, w.buf)
 	if fresh {
 		primary := key.Bytes()
-		w.b.Put(storage.ValidTimeIndexKey(w.scope, v.Valid.Start, v.TxStart, v.ID, v.Kind), primary)
-		w.b.Put(storage.TxTimeIndexKey(w.scope, v.TxStart, v.Valid.Start, v.ID, v.Kind), primary)
+		w.b.Put(storage.ValidTimeIndexKey(w.scope, v.Valid.Start, v.TxStart, v.ID, v.Kind.indexKind()), primary)
+		w.b.Put(storage.TxTimeIndexKey(w.scope, v.TxStart, v.Valid.Start, v.ID, v.Kind.indexKind()), primary)
 	}
-	if v.Kind == storage.IndexEdge && !v.Tombstone {
+	if v.Kind == EntityEdge && !v.Tombstone {
 		w.buf = appendAdjacencyValue(w.buf[:0], v)
 		w.b.Put(storage.AdjacencyOutKey(w.scope, v.From, edgeType, v.Valid.Start, v.TxStart, v.To), w.buf)
 		w.b.Put(storage.AdjacencyInKey(w.scope, v.To, edgeType, v.Valid.Start, v.TxStart, v.From), w.buf)
@@ -66,7 +67,7 @@ func (s *Store) AssertNode(scope storage.TenantScope, f NodeFact) (storage.Times
 // seeding the clock for the tenant, and applies the batch (durably when
 // asked). It returns the transaction time fill returns.
 func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill func(*writer) (storage.Timestamp, error)) (storage.Timestamp, error) {
-	if err := checkScope(scope); err != nil {
+	if err := s.check(scope); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -92,8 +93,11 @@ func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill
 // node writes node version v at a new transaction time, which it returns,
 // and runs the indexers on the node's current version before and after.
 func (w *writer) node(v Version) (storage.Timestamp, error) {
-	v.TxStart = w.s.clock.Next()
-	hist, err := history(w.s.engine, w.scope, storage.IndexNode, v.ID)
+	var err error
+	if v.TxStart, err = w.s.clock.Next(); err != nil {
+		return 0, err
+	}
+	hist, err := history(w.s.engine, w.scope, EntityNode, v.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -117,7 +121,7 @@ func nodeVersion(f NodeFact) (Version, error) {
 	if f.ID == uuid.Nil {
 		return Version{}, fmt.Errorf("node with nil id: %w", ErrInvalidFact)
 	}
-	v := Version{Kind: storage.IndexNode, ID: f.ID, Valid: f.Valid, TxEnd: Forever}
+	v := Version{Kind: EntityNode, ID: f.ID, Valid: f.Valid, TxEnd: Forever}
 	if err := v.setContent(f.Labels, f.Props); err != nil {
 		return Version{}, fmt.Errorf("node %s: %w", f.ID, err)
 	}
@@ -152,7 +156,10 @@ func (s *Store) AssertEdge(scope storage.TenantScope, f EdgeFact) (storage.Times
 				return 0, err
 			}
 		}
-		v.TxStart = s.clock.Next()
+		var err error
+		if v.TxStart, err = s.clock.Next(); err != nil {
+			return 0, err
+		}
 		return v.TxStart, w.edge(v)
 	})
 }
@@ -171,7 +178,7 @@ func (w *writer) requireNode(id uuid.UUID) error {
 // edge writes edge version v, whose TxStart is set, superseding the edge's
 // earlier knowledge.
 func (w *writer) edge(v Version) error {
-	hist, err := history(w.s.engine, w.scope, storage.IndexEdge, v.ID)
+	hist, err := history(w.s.engine, w.scope, EntityEdge, v.ID)
 	if err != nil {
 		return err
 	}
@@ -196,7 +203,7 @@ func edgeVersion(f EdgeFact) (Version, error) {
 	if f.Type == "" {
 		return Version{}, fmt.Errorf("edge %s: empty type: %w", f.ID, ErrInvalidFact)
 	}
-	v := Version{Kind: storage.IndexEdge, ID: f.ID, Valid: f.Valid, TxEnd: Forever, From: f.From, To: f.To, Type: f.Type}
+	v := Version{Kind: EntityEdge, ID: f.ID, Valid: f.Valid, TxEnd: Forever, From: f.From, To: f.To, Type: f.Type}
 	if err := v.setContent(f.Labels, f.Props); err != nil {
 		return Version{}, fmt.Errorf("edge %s: %w", f.ID, err)
 	}

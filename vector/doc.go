@@ -1,6 +1,7 @@
 // Package vector stores embeddings per (tenant, node, model) with valid and
-// transaction time, and answers exact k-nearest-neighbour queries as of a
-// time within one tenant and one model.
+// transaction time, and answers k-nearest-neighbour queries as of a time
+// within one tenant and one model: exactly from the store for any time,
+// and from an in-memory index, exactly or approximately, for "now".
 //
 // Models are deployment-global and live in the registry of
 // telha.dev/core/storage/system/models; this package re-exports its types
@@ -8,10 +9,55 @@
 // constructors of telha.dev/core/storage: a tenant's search can only ever
 // see its own rows.
 //
-// As-of rule. A vector version is written at (valid start, tx start) and
-// lasts until the next version of the same (node, model). Read as of
-// (valid V, tx T), the visible version is the one with the latest valid
-// start at or before V, among versions with tx start at or before T; on a
-// tie of valid start, the latest tx start wins (a correction). A tombstone
-// version hides the vector from its valid start on.
+// # As-of rule
+//
+// A vector version is written at (valid start, tx start) and lasts until
+// the next version of the same (node, model). Read as of (valid V, tx T),
+// the visible version is the one with the latest valid start at or before
+// V, among versions with tx start at or before T; on a tie of valid start,
+// the latest tx start wins (a correction). A tombstone version hides the
+// vector from its valid start on.
+//
+// # The in-memory index
+//
+// The Stores over one engine share, per (tenant, model) that has been
+// searched, the head of every node (its version as of Latest) and the
+// live heads' vectors in one contiguous float32 matrix. A query reads
+// "now" when its time is at or after the valid start and the tx start of
+// every node's head in its tenant and model (Latest always does); then
+// every node's visible version is its head, and the matrix answers it.
+// Any other time is read from the store.
+//
+// Loading is lazy, per tenant and model: the first search (or Warm) scans
+// the tenant's vectors family once. Opening a Store reads nothing, which
+// keeps the start of a multi-tenant deployment independent of its size,
+// and keeps tenants that are never searched out of memory. After that the
+// index follows every write made through a Store over the engine: Put,
+// Delete, Write and WriteDurable apply their rows once the engine has
+// them (a row later than the node's head becomes the head; a row at the
+// head's own key or a deleted row is settled by reading the node back, so
+// concurrent writers agree with the engine's order). Rows added by Stage
+// are also recorded until a Store sees them written, so that a batch
+// written straight to the engine is noticed by the next search. storage.WipeTenant drops the
+// tenant's indexes (storage.OnWipe); a failed write drops the indexes it
+// touched; the Close of the last Store over the engine drops them all. A
+// dropped index is loaded again when next searched.
+//
+// The exact search of the matrix returns what the store path returns, bit
+// for bit: the same nodes, order and distances. It measures each row with
+// a float32 SIMD kernel and computes the float64 reference distance only
+// for a row that a proven error bound cannot exclude (see kernel.go).
+//
+// # The approximate index
+//
+// Approximate searches walk an HNSW graph (vector/internal/hnsw) over the
+// matrix's slots, built in the background by the first approximate search
+// (or by Warm) and extended as vectors are written. A filter is applied
+// during the walk; a filter that allows few vectors (Options.ExactBelow)
+// is answered by scanning them exactly. Vectors the graph does not hold
+// yet are scanned exactly, and every hit carries its exact distance.
+//
+// Memory: a 128-dimension vector takes its 512 bytes in the matrix and
+// about 200 more for its id, version, norm and graph links (the package
+// benchmark reports the measured figure); MemoryStats reports the total.
 package vector

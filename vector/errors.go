@@ -13,6 +13,14 @@ var (
 	// relevant transaction time.
 	ErrUnknownModel = models.ErrUnknownModel
 
+	// ErrNoEngine reports a Store without an engine: the zero value, or one
+	// made by New(nil).
+	ErrNoEngine = models.ErrNoEngine
+
+	// ErrModelInUse reports a redefinition that would change the dimension
+	// of a model that tenants hold vectors of; register a new model name.
+	ErrModelInUse = models.ErrModelInUse
+
 	// ErrDimensionMismatch reports a vector whose length differs from its
 	// model's dimension.
 	ErrDimensionMismatch = errors.New("vector dimension does not match the model")

@@ -12,10 +12,14 @@ require (
 
 require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
+	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
 	github.com/linxGnu/grocksdb v1.7.14 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
+	github.com/viterin/partial v1.1.0 // indirect
+	github.com/viterin/vek v0.4.3 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
+	golang.org/x/exp v0.0.0-20230817173708-d852ddb80c63 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	lukechampine.com/blake3 v1.4.1 // indirect
 )

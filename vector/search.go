@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/models"
 )
@@ -20,7 +21,37 @@ type Query struct {
 	// Filter restricts the search to a set of nodes, for example the result
 	// of a bitmap predicate query. Nil searches every node of the tenant.
 	Filter *Filter
+	// Method chooses how the neighbours are found; the zero value is Exact.
+	Method Method
 }
+
+// Method chooses how Search finds neighbours.
+type Method uint8
+
+// The methods. A query reads "now" when its time is at or after the valid
+// start and the tx start of each node's latest version in its tenant and
+// model (a query as of Latest always does): as of such a time each node's
+// visible version is its latest, which the in-memory index holds.
+const (
+	// Exact returns the exact K nearest neighbours: from the in-memory
+	// index for a query of "now", from the store for an earlier time. Both
+	// give the same hits, distances included.
+	Exact Method = iota
+
+	// Approximate answers a query of "now" from the approximate graph
+	// (HNSW), with the filter applied during the walk: most of the K
+	// nearest, much faster than Exact on large sets. Hits carry their exact
+	// distances and come nearest first. A filter that allows few vectors
+	// (Options.ExactBelow), and a graph still being built, are answered
+	// exactly, in full or in part. An earlier time is read exactly from the
+	// store.
+	Approximate
+
+	// FromStore reads the store for every query, the exact search that
+	// needs no memory: the reference the in-memory paths are checked
+	// against.
+	FromStore
+)
 
 // Filter is a set of candidate nodes.
 type Filter struct {
@@ -34,46 +65,81 @@ type Hit struct {
 }
 
 // Search returns the K nearest neighbours of q.Vector among the tenant's
-// vectors under q.Model as of q.At, nearest first, ties broken by node id.
-// The search is exact (brute force, recall 1.0) with a bounded heap of K
-// entries.
+// vectors under q.Model as of q.At, nearest first, ties broken by node id,
+// found by q.Method.
 //
 // The model version current at q.At.Tx fixes the metric and dimension;
 // stored vectors of another dimension (written under an earlier definition
 // of a redefined model) are not candidates.
 //
-// The search reads one snapshot of the engine. Without a filter it is one
-// scan of the tenant's vectors family. With a filter it reads the history
-// of each candidate node instead, which is cheaper whenever the filter is a
-// small part of the tenant.
+// From the store, the search reads one snapshot of the engine. Without a
+// filter it is one scan of the tenant's vectors family. With a filter it
+// reads the history of each candidate node instead, which is cheaper
+// whenever the filter is a small part of the tenant.
 func (s *Store) Search(scope storage.TenantScope, q Query) ([]Hit, error) {
-	if scope.IsZero() || q.K < 1 {
-		return nil, fmt.Errorf("search %q: k=%d, zero scope=%t: %w", q.Model, q.K, scope.IsZero(), ErrInvalidQuery)
+	if scope.IsZero() || q.K < 1 || q.Method > FromStore {
+		return nil, fmt.Errorf("search %q: k=%d, method %d, zero scope=%t: %w", q.Model, q.K, q.Method, scope.IsZero(), ErrInvalidQuery)
 	}
-	// One snapshot for the whole search, so that a filtered search, which
-	// reads each candidate separately, sees one state of the store.
-	snap, err := s.eng.Snapshot()
-	if err != nil {
+	if err := s.ready(); err != nil {
 		return nil, fmt.Errorf("search %q: %w", q.Model, err)
 	}
-	defer snap.Close()
-	m, err := models.LookupModelAsOf(snap, q.Model, q.At.Tx)
+	m, err := models.LookupModelAsOf(s.eng, q.Model, q.At.Tx)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	if err := checkVector(m, q.Vector); err != nil {
 		return nil, fmt.Errorf("search %q: query: %w", q.Model, err)
 	}
-	k := knn{metric: m.Metric, query: q.Vector, qnorm: norm(q.Vector), k: q.K}
+	if q.Method != FromStore {
+		hits, ok, err := s.searchMemory(scope, m, q)
+		if err != nil {
+			return nil, fmt.Errorf("search %q in %s: %w", q.Model, scope, err)
+		}
+		if ok {
+			return hits, nil
+		}
+	}
+	hits, err := s.searchStore(scope, m, q)
+	if err != nil {
+		return nil, fmt.Errorf("search %q in %s: %w", q.Model, scope, err)
+	}
+	return hits, nil
+}
+
+// searchStore answers q from one snapshot of the store.
+func (s *Store) searchStore(scope storage.TenantScope, m Model, q Query) ([]Hit, error) {
+	// One snapshot for the whole search, so that a filtered search, which
+	// reads each candidate separately, sees one state of the store.
+	snap, err := s.eng.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	k := newKNN(m.Metric, q.Vector, q.K)
 	if q.Filter != nil {
 		err = k.filtered(snap, scope, m, q.At, q.Filter.IDs)
 	} else {
 		err = k.scan(snap, scope, m, q.At)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("search %q in %s: %w", q.Model, scope, err)
+		return nil, err
 	}
 	return k.result(), nil
+}
+
+// searchMemory answers q from the in-memory index of its tenant and model,
+// and reports false if the index does not read as of q.At.
+func (s *Store) searchMemory(scope storage.TenantScope, m Model, q Query) ([]Hit, bool, error) {
+	ix, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
+	if err != nil {
+		return nil, false, err
+	}
+	hits, ok, graphless := ix.search(m, q, &s.opts)
+	ix.mu.RUnlock()
+	if graphless != nil {
+		ix.wantGraph(graphless, m.Metric, s.opts.graph())
+	}
+	return hits, ok, nil
 }
 
 // knn accumulates the K nearest candidates.
@@ -84,6 +150,17 @@ type knn struct {
 	k      int
 	heap   worstFirst
 }
+
+func newKNN(m Metric, q []float32, k int) knn {
+	return knn{metric: m, query: q, qnorm: norm(q), k: k}
+}
+
+// full reports whether k candidates are kept, so that only a nearer one
+// can enter.
+func (k *knn) full() bool { return len(k.heap) >= k.k }
+
+// worst returns the distance of the farthest kept candidate.
+func (k *knn) worst() float64 { return k.heap[0].Distance }
 
 // offer considers one candidate.
 func (k *knn) offer(node uuid.UUID, v []float32) {

@@ -7,21 +7,22 @@ import (
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
-	"telha.dev/vector/internal/testengine"
+	"telha.dev/core/storage/storagetest"
 )
 
-// version is one write of the reference model of the property test.
-type version struct {
+// written is one write of the reference model of the property test.
+type written struct {
 	valid, tx storage.Timestamp
 	v         []float32 // nil for a tombstone
 }
 
 // reference returns the visible vector of hist as of at by the documented
-// rule, written independently of the store: the latest valid start at or
+// rule, computed independently of the store: the latest valid start at or
 // before at.Valid among tx starts at or before at.Tx, ties to the latest tx.
-func reference(hist []version, at AsOf) []float32 {
-	var best *version
+func reference(hist []written, at AsOf) []float32 {
+	var best *written
 	for i := range hist {
 		h := &hist[i]
 		if h.valid > at.Valid || h.tx > at.Tx {
@@ -60,7 +61,8 @@ const propertyDim = 3
 // Each check uses a fresh tenant on one shared engine, so it also checks
 // that tenants never see each other's rows.
 func TestSearchMatchesBruteForce(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		models := make([]Model, len(propertyModels))
 		for i, pm := range propertyModels {
@@ -83,13 +85,13 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			}
 		})
 		rapid.Check(t, func(rt *rapid.T) {
-			scope := testengine.Scope(t)
+			scope := storagetest.TenantScope(t)
 			nodes := make([]uuid.UUID, rapid.IntRange(0, 12).Draw(rt, "nodes"))
 			for i := range nodes {
 				nodes[i] = uuid.New()
 			}
-			hist := map[uuid.UUID]map[int][]version{} // node -> model index -> versions
-			used := map[[3]int64]bool{}               // (node, valid, tx) per model written once
+			hist := map[uuid.UUID]map[int][]written{} // node -> model index -> versions
+			used := map[[3]int64]bool{}               // (node, valid, tx) per model used once
 			writes := rapid.IntRange(0, 40).Draw(rt, "writes")
 			for range writes {
 				if len(nodes) == 0 {
@@ -116,9 +118,9 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 					}
 				}
 				if hist[node] == nil {
-					hist[node] = map[int][]version{}
+					hist[node] = map[int][]written{}
 				}
-				hist[node][mi] = append(hist[node][mi], version{valid, tx, v})
+				hist[node][mi] = append(hist[node][mi], written{valid, tx, v})
 			}
 
 			mi := rapid.IntRange(0, len(models)-1).Draw(rt, "query model")
@@ -172,10 +174,11 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 // TestConcurrentPutSearch runs writers and searchers at once (run with
 // -race): every search sees a consistent prefix of each writer's vectors.
 func TestConcurrentPutSearch(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "race", 2, L2)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		const writers, perWriter = 4, 50
 		var wg sync.WaitGroup
 		errs := make(chan error, writers*2)

@@ -3,19 +3,68 @@ package vector
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/models"
 )
 
-// Store reads and writes vectors on one engine. It holds no state of its
-// own, so it is safe for concurrent use whenever the engine is.
+// Store reads and writes vectors on one engine, and keeps the in-memory
+// indexes that answer searches of "now" (see the package documentation).
+// It is safe for concurrent use whenever the engine is.
+//
+// The indexes hear of every write made through a Store over the same
+// engine value (Put, Delete, Write, WriteDurable, and batches of Stage
+// however they are written): the Stores over one engine share them. They
+// hear of every storage.WipeTenant on that engine value too. A vectors row
+// written to the engine any other way is not seen by a search of "now"
+// until every Store over the engine has been closed and one opened again.
 type Store struct {
-	eng storage.Engine
+	eng    storage.Engine
+	opts   Options
+	mem    *memory
+	closed atomic.Bool
+	detach runtime.Cleanup // detaches mem if the Store is dropped unclosed
 }
 
-// New returns a store over eng.
-func New(eng storage.Engine) *Store { return &Store{eng: eng} }
+// New returns a store over eng with default Options.
+func New(eng storage.Engine) *Store { return NewWithOptions(eng, Options{}) }
+
+// NewWithOptions returns a store over eng. It reads nothing: the index of
+// a tenant and model is loaded by its first search of "now", and its
+// approximate graph built by its first approximate search (or by Warm).
+func NewWithOptions(eng storage.Engine, opts Options) *Store {
+	s := &Store{eng: eng, opts: opts.withDefaults(), mem: attach(eng)}
+	s.detach = runtime.AddCleanup(s, detach, s.mem)
+	return s
+}
+
+// Close detaches the Store from the in-memory indexes, which are freed
+// with the last Store over the engine, and then stop their builders. The
+// engine stays open. Later calls of the Store fail with storage.ErrClosed;
+// Close itself may be called again.
+func (s *Store) Close() error {
+	if s.mem == nil || s.closed.Swap(true) {
+		return nil
+	}
+	s.detach.Stop()
+	detach(s.mem)
+	return nil
+}
+
+// ready reports why the store cannot be used: no engine, or closed.
+func (s *Store) ready() error {
+	if s.eng == nil || s.mem == nil {
+		return ErrNoEngine
+	}
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	return nil
+}
 
 // AsOf is a point in valid time and transaction time.
 type AsOf struct {
@@ -38,45 +87,120 @@ func (at AsOf) visible(validStart, txStart storage.Timestamp) bool {
 // recorded at txStart. The model must be registered at txStart and v must
 // match its dimension.
 func (s *Store) Put(scope storage.TenantScope, node uuid.UUID, model string, validStart, txStart storage.Timestamp, v []float32) error {
-	m, err := s.ModelAsOf(model, txStart)
-	if err != nil {
+	if err := s.ready(); err != nil {
 		return fmt.Errorf("put vector %s: %w", node, err)
 	}
-	var b storage.Batch
-	if err := Stage(&b, scope, m, node, validStart, txStart, v); err != nil {
-		return err
-	}
-	if err := s.eng.Write(&b); err != nil {
+	err := models.Pin(s.eng, model, txStart, func(m Model) error {
+		var b storage.Batch
+		if _, err := stage(&b, scope, m, node, validStart, txStart, v); err != nil {
+			return err
+		}
+		return s.write(&b, false)
+	})
+	if err != nil {
 		return fmt.Errorf("put vector %s: %w", node, err)
 	}
 	return nil
 }
 
-// Stage adds the write of v to b, so that a vector lands in the same atomic
-// batch as the node version it belongs to. m is the model as looked up by
-// the caller (one lookup serves a whole bulk load).
-func Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
-	if scope.IsZero() || node == uuid.Nil {
-		return fmt.Errorf("stage vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
-	}
-	if err := checkVector(m, v); err != nil {
+// Stage adds the write of v to b, so that many vectors, or a vector and
+// other rows, land in one atomic batch. m is the model as looked up by the
+// caller (one lookup serves a whole bulk load); it is checked for
+// validity, not against the registry, so a model redefined since the
+// lookup stores rows that searches at the new dimension pass over.
+//
+// Write b with s.Write or s.WriteDurable, which bring the in-memory
+// indexes up to date at once. A batch written straight to the engine is
+// noticed too, but later: its rows stay pending until a search of their
+// tenant and model finds them stored (one point read each), and a batch
+// that is never written keeps its rows pending until the last Store over
+// the engine is closed.
+func (s *Store) Stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) error {
+	if err := s.ready(); err != nil {
 		return fmt.Errorf("stage vector %s: %w", node, err)
 	}
-	b.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), encodeValue(v))
-	return b.Err()
+	value, err := stage(b, scope, m, node, validStart, txStart, v)
+	if err != nil {
+		return err
+	}
+	row := stagedRow{key: stagedKey{node: node, valid: validStart, tx: txStart}, value: string(value)}
+	if err := s.mem.stage(s.eng, indexKey{scope: scope, model: m.ID}, row); err != nil {
+		return fmt.Errorf("stage vector %s: %w", node, err)
+	}
+	return nil
+}
+
+// stage checks a vector write, adds it to b and returns the value.
+func stage(b *storage.Batch, scope storage.TenantScope, m Model, node uuid.UUID, validStart, txStart storage.Timestamp, v []float32) ([]byte, error) {
+	if scope.IsZero() || node == uuid.Nil {
+		return nil, fmt.Errorf("stage vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
+	}
+	if err := m.Check(); err != nil {
+		return nil, fmt.Errorf("stage vector %s: %w", node, err)
+	}
+	if err := checkVector(m, v); err != nil {
+		return nil, fmt.Errorf("stage vector %s: %w", node, err)
+	}
+	value := encodeValue(v)
+	b.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), value)
+	return value, b.Err()
+}
+
+// Write applies b to the engine under its sync policy, then brings the
+// in-memory indexes up to date with the vectors rows it holds (rows of
+// other families pass through). If the engine fails, the indexes that b
+// touches are dropped and loaded again when next searched.
+func (s *Store) Write(b *storage.Batch) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("write vectors: %w", err)
+	}
+	return s.write(b, false)
+}
+
+// WriteDurable is Write with Engine.WriteDurable: it returns once b is on
+// stable storage.
+func (s *Store) WriteDurable(b *storage.Batch) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("write vectors: %w", err)
+	}
+	return s.write(b, true)
+}
+
+func (s *Store) write(b *storage.Batch, durable bool) error {
+	// The rows are read before the engine sees the batch, and b must not
+	// change until Write returns, as with Engine.Write.
+	rows := vectorRows(b)
+	var err error
+	if durable {
+		err = s.eng.WriteDurable(b)
+	} else {
+		err = s.eng.Write(b)
+	}
+	if err != nil {
+		s.mem.failedBatch(rows)
+		return err
+	}
+	s.mem.applyBatch(s.eng, rows)
+	return nil
 }
 
 // Delete ends the embedding of node under model from validStart on,
-// recorded at txStart, by writing a tombstone version.
+// recorded at txStart, by writing a tombstone version. The tombstone is
+// written durably: once Delete returns, the vector stays deleted through a
+// crash or a power loss.
 func (s *Store) Delete(scope storage.TenantScope, node uuid.UUID, model string, validStart, txStart storage.Timestamp) error {
-	m, err := s.ModelAsOf(model, txStart)
-	if err != nil {
+	if err := s.ready(); err != nil {
 		return fmt.Errorf("delete vector %s: %w", node, err)
 	}
 	if scope.IsZero() || node == uuid.Nil {
 		return fmt.Errorf("delete vector %s: zero scope or nil node: %w", node, ErrInvalidQuery)
 	}
-	if err := s.eng.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), encodeTombstone()); err != nil {
+	err := models.Pin(s.eng, model, txStart, func(m Model) error {
+		var b storage.Batch
+		b.Put(storage.VectorKey(scope, node, m.ID, validStart, txStart), encodeTombstone())
+		return s.write(&b, true)
+	})
+	if err != nil {
 		return fmt.Errorf("delete vector %s: %w", node, err)
 	}
 	return nil
@@ -86,6 +210,9 @@ func (s *Store) Delete(scope storage.TenantScope, node uuid.UUID, model string, 
 // The model only needs to be registered: a vector stored under an earlier
 // definition is returned as stored.
 func (s *Store) Get(scope storage.TenantScope, node uuid.UUID, model string, at AsOf) ([]float32, error) {
+	if err := s.ready(); err != nil {
+		return nil, fmt.Errorf("get vector %s: %w", node, err)
+	}
 	if scope.IsZero() {
 		return nil, fmt.Errorf("get vector %s: zero scope: %w", node, ErrInvalidQuery)
 	}
@@ -128,3 +255,39 @@ func current(r storage.Reader, scope storage.TenantScope, node uuid.UUID, model 
 
 // isNotFound reports whether err is ErrNotFound.
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// Warm loads the in-memory index of a tenant's vectors under model and
+// builds its approximate graph under the model's current metric,
+// returning when both are ready. Without it, the first search of "now"
+// loads the index and the first approximate search starts the graph in
+// the background.
+func (s *Store) Warm(scope storage.TenantScope, model string) error {
+	if err := s.ready(); err != nil {
+		return fmt.Errorf("warm %q: %w", model, err)
+	}
+	if scope.IsZero() {
+		return fmt.Errorf("warm %q: zero scope: %w", model, ErrInvalidQuery)
+	}
+	m, err := s.Model(model)
+	if err != nil {
+		return fmt.Errorf("warm: %w", err)
+	}
+	ix, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
+	if err != nil {
+		return fmt.Errorf("warm %q in %s: %w", model, scope, err)
+	}
+	mx := ix.mats[m.Dimension]
+	ix.mu.RUnlock()
+	if mx == nil {
+		return nil
+	}
+	ix.wantGraph(mx, m.Metric, s.opts.graph())
+	ix.mu.RLock()
+	a := mx.ann
+	ix.mu.RUnlock()
+	if a != nil {
+		for ix.extend(mx, a, builderStep) {
+		}
+	}
+	return nil
+}

@@ -2,14 +2,17 @@ package vector
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/core/storage/system/models"
-	"telha.dev/vector/internal/testengine"
 )
 
 func mustRegister(t testing.TB, s *Store, name string, dim int, m Metric) Model {
@@ -22,10 +25,11 @@ func mustRegister(t testing.TB, s *Store, name string, dim int, m Metric) Model 
 }
 
 func TestPutGetAsOf(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "m", 2, L2)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		node := uuid.New()
 		// valid 10 at tx 100: {1,1}; valid 20 at tx 110: {2,2};
 		// correction of valid 10 at tx 120: {3,3}; tombstone from valid 30 at tx 130.
@@ -74,10 +78,11 @@ func TestPutGetAsOf(t *testing.T) {
 }
 
 func TestPutErrors(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "cos", 3, Cosine)
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		nan := float32(math.NaN())
 		inf := float32(math.Inf(1))
 		tests := []struct {
@@ -135,10 +140,11 @@ func TestPutErrors(t *testing.T) {
 // TestTenantIsolation: three tenants write the same node ids under one
 // global model; each sees only its own vectors, by Get and by Search.
 func TestTenantIsolation(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "shared", 2, L2)
-		scopes := []storage.TenantScope{testengine.Scope(t), testengine.Scope(t), testengine.Scope(t)}
+		scopes := []storage.TenantScope{storagetest.TenantScope(t), storagetest.TenantScope(t), storagetest.TenantScope(t)}
 		nodes := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
 		for ti, scope := range scopes {
 			for ni, node := range nodes {
@@ -179,41 +185,142 @@ func TestTenantIsolation(t *testing.T) {
 
 // TestRedefinedModel: a search under a redefined model skips vectors of the
 // old dimension, and a search as of before the redefinition still sees them.
-func TestRedefinedModel(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+// TestRedefineModelInUse: a tenant holds vectors of a model; redefining the
+// model's dimension used to break the tenant's Put and kNN at the old
+// dimension and hide its vectors from kNN at the new one. The redefinition
+// is refused instead, and everything keeps working; a metric change is
+// allowed.
+func TestRedefineModelInUse(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		mustRegister(t, s, "m", 2, L2)
-		scope := testengine.Scope(t)
-		old, fresh := uuid.New(), uuid.New()
+		scope, other := storagetest.TenantScope(t), storagetest.TenantScope(t)
+		old := uuid.New()
 		if err := s.Put(scope, old, "m", 1, 10, []float32{1, 1}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RedefineModel("m", 3, L2, 20); err != nil {
+		if _, err := s.RedefineModel("m", 3, L2, 20); !errors.Is(err, ErrModelInUse) {
+			t.Fatalf("redefine the dimension of a model in use: %v", err)
+		}
+		if _, err := s.RedefineModel("m", 2, Dot, 20); err != nil {
+			t.Fatalf("redefine the metric of a model in use: %v", err)
+		}
+		for _, sc := range []storage.TenantScope{scope, other} {
+			if err := s.Put(sc, uuid.New(), "m", 1, 30, []float32{2, 2}); err != nil {
+				t.Fatalf("put after the refused redefinition: %v", err)
+			}
+		}
+		hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{1, 0}, K: 5, At: Latest})
+		if err != nil || len(hits) != 2 {
+			t.Fatalf("search after the refused redefinition = %+v, %v; want both vectors", hits, err)
+		}
+		// A tombstone is a vector row too: the model stays in use.
+		if err := s.Delete(scope, old, "m", 1, 40); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Put(scope, fresh, "m", 1, 30, []float32{1, 1, 1}); err != nil {
+		if _, err := s.RedefineModel("m", 3, Dot, 50); !errors.Is(err, ErrModelInUse) {
+			t.Fatalf("redefine after a delete: %v", err)
+		}
+	})
+}
+
+// TestRedefineRacesWithPut runs writers of a model's first vectors against
+// a redefinition of its dimension: either the redefinition is refused, or
+// no vector of the old dimension was written after it.
+func TestRedefineRacesWithPut(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
+		s := New(e)
+		for round := range 20 {
+			name := fmt.Sprintf("race-%d", round)
+			mustRegister(t, s, name, 2, L2)
+			scope := storagetest.TenantScope(t)
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					err := s.Put(scope, uuid.New(), name, 1, 100, []float32{1, 1})
+					if err != nil && !errors.Is(err, ErrDimensionMismatch) {
+						t.Error(err)
+					}
+				})
+			}
+			_, redefineErr := s.RedefineModel(name, 3, L2, 50)
+			wg.Wait()
+			if redefineErr != nil {
+				if !errors.Is(redefineErr, ErrModelInUse) {
+					t.Fatal(redefineErr)
+				}
+				continue
+			}
+			hits, err := s.Search(scope, Query{Model: name, Vector: []float32{1, 1, 1}, K: 10, At: Latest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, err := range e.Scan(storage.TenantAll(scope, storage.Vectors)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			if n != len(hits) {
+				t.Fatalf("round %d: %d vectors stored after the redefinition, %d of the new dimension", round, n, len(hits))
+			}
+		}
+	})
+}
+
+// recorder is an engine that records which write methods were called.
+type recorder struct {
+	storage.Engine
+	calls []string
+}
+
+func (r *recorder) Put(k storage.Key, v []byte) error {
+	r.calls = append(r.calls, "Put")
+	return r.Engine.Put(k, v)
+}
+
+func (r *recorder) Write(b *storage.Batch) error {
+	r.calls = append(r.calls, "Write")
+	return r.Engine.Write(b)
+}
+
+func (r *recorder) WriteDurable(b *storage.Batch) error {
+	r.calls = append(r.calls, "WriteDurable")
+	return r.Engine.WriteDurable(b)
+}
+
+// TestDeleteIsDurable: a vector delete is user-visible destruction, so its
+// tombstone is written with WriteDurable, never under the engine's relaxed
+// sync policy.
+func TestDeleteIsDurable(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
+		rec := &recorder{Engine: e}
+		s := New(rec)
+		mustRegister(t, s, "m", 2, L2)
+		scope, node := storagetest.TenantScope(t), uuid.New()
+		if err := s.Put(scope, node, "m", 1, 10, []float32{1, 1}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Put(scope, uuid.New(), "m", 1, 30, []float32{1, 1}); !errors.Is(err, ErrDimensionMismatch) {
-			t.Errorf("put old dimension after redefinition: err = %v", err)
+		rec.calls = nil
+		if err := s.Delete(scope, node, "m", 5, 20); err != nil {
+			t.Fatal(err)
 		}
-		hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{0, 0, 0}, K: 5, At: Latest})
-		if err != nil || len(hits) != 1 || hits[0].Node != fresh {
-			t.Errorf("search now = %+v, %v; want only the new vector", hits, err)
+		if !slices.Equal(rec.calls, []string{"WriteDurable"}) {
+			t.Fatalf("delete wrote with %v, want one WriteDurable", rec.calls)
 		}
-		hits, err = s.Search(scope, Query{Model: "m", Vector: []float32{0, 0}, K: 5, At: AsOf{Valid: 5, Tx: 15}})
-		if err != nil || len(hits) != 1 || hits[0].Node != old {
-			t.Errorf("search as of tx 15 = %+v, %v; want only the old vector", hits, err)
-		}
-		got, err := s.Get(scope, old, "m", Latest)
-		if err != nil || len(got) != 2 {
-			t.Errorf("get old vector = %v, %v", got, err)
+		if _, err := s.Get(scope, node, "m", Latest); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("get after delete: %v", err)
 		}
 	})
 }
 
 func TestRegistryThroughStore(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		s := New(e)
 		m := mustRegister(t, s, "a", 4, Dot)
 		if _, err := s.RegisterModel("a", 5, Dot, 2); !errors.Is(err, models.ErrModelConflict) {
@@ -239,3 +346,36 @@ func TestRegistryThroughStore(t *testing.T) {
 
 // zeroScope is the zero TenantScope, which is not a scope.
 var zeroScope storage.TenantScope
+
+// TestStagedUnderOutdatedDefinition: Stage trusts the caller's model, so a
+// caller holding an outdated definition stores a row of another dimension.
+// That row becomes its node's latest version, which searches at the
+// registered dimension pass over: by every method alike.
+func TestStagedUnderOutdatedDefinition(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		s := New(env.Engine)
+		m := mustRegister(t, s, "m", 2, L2)
+		scope := storagetest.TenantScope(t)
+		kept, shadowed := uuid.New(), uuid.New()
+		for _, id := range []uuid.UUID{kept, shadowed} {
+			if err := s.Put(scope, id, "m", 1, 10, []float32{1, 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		outdated := m
+		outdated.Dimension = 3
+		var b storage.Batch
+		if err := s.Stage(&b, scope, outdated, shadowed, 2, 20, []float32{1, 1, 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, method := range []Method{FromStore, Exact, Approximate} {
+			hits, err := s.Search(scope, Query{Model: "m", Vector: []float32{0, 0}, K: 5, At: Latest, Method: method})
+			if err != nil || len(hits) != 1 || hits[0].Node != kept {
+				t.Errorf("%s search: %v, %v; want only %s", methodName(method), hits, err, kept)
+			}
+		}
+	})
+}

@@ -9,11 +9,21 @@ import (
 	"telha.dev/core/storage"
 )
 
+const debugUsage = `usage:
+  telha debug decode-key <family> <hex>   render one key readably
+  telha debug layout                      print the key layout document (docs/key-layout.md)`
+
 func debug(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return usagef("debug: missing subcommand (decode-key or layout)")
 	}
 	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		_, err := fmt.Fprintln(stdout, debugUsage)
+		if err != nil {
+			return err
+		}
+		return errHelp
 	case "decode-key":
 		return decodeKey(args[1:], stdout)
 	case "layout":

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -13,7 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
 	"telha.dev/graph"
 	"telha.dev/jobs"
 	"telha.dev/temporal"
@@ -61,23 +62,28 @@ func day(s string) storage.Timestamp {
 	return storage.TimestampOf(t)
 }
 
+// demoMarker is the file the demo writes into a store it creates. A store
+// without it belongs to someone else: the demo, which wipes its three
+// tenants on every run, refuses it unless told -force.
+const demoMarker = "TELHA-DEMO"
+
 // demo builds a small three-tenant knowledge graph in an embedded RocksDB
 // store and shows the main read paths against it.
 func demo(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	dataDir := fs.String("data", "./telha-data", "directory of the embedded RocksDB store")
-	if err := fs.Parse(args); err != nil {
-		return usagef("demo: %v (usage: telha demo [-data DIR])", err)
+	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
+	dataDir := flags.String("data", "./telha-data", "directory of the embedded RocksDB store")
+	force := flags.Bool("force", false, "use a store the demo did not create (its demo tenants are wiped)")
+	endpoints := flags.String("etcd", "", "comma-separated endpoints of an etcd cluster to run on instead of RocksDB")
+	if err := parseFlags(flags, args, demoUsage, stdout); err != nil {
+		return err
 	}
-	if fs.NArg() != 0 {
-		return usagef("demo: unexpected argument %q (usage: telha demo [-data DIR])", fs.Arg(0))
+	if flags.NArg() != 0 {
+		return usagef("demo: unexpected argument %q (%s)", flags.Arg(0), demoUsage)
 	}
 
-	reused := storeExists(*dataDir)
-	eng, err := rocksdb.Open(rocksdb.Config{Path: *dataDir, CreateIfMissing: true})
+	eng, store, state, err := openDemoStore(flags, *dataDir, *endpoints, *force)
 	if err != nil {
-		return usagef("demo: unusable data directory: %v", err)
+		return err
 	}
 	defer eng.Close()
 
@@ -89,18 +95,23 @@ func demo(args []string, stdout io.Writer) error {
 		}
 		d.scopes = append(d.scopes, scope)
 	}
-	if reused {
-		d.printf("reusing the store at %s: resetting the three demo tenants\n", *dataDir)
-		if err := d.resetTenants(); err != nil {
-			return err
-		}
-	} else {
-		d.printf("created a new store at %s\n", *dataDir)
+	switch state {
+	case newDir:
+		d.printf("created a new store at %s\n", store)
+	case demoDir:
+		d.printf("reusing the store at %s: resetting the three demo tenants\n", store)
+	case foreignDir:
+		d.printf("using the store at %s, which the demo did not create (-force): resetting the three demo tenants\n", store)
 	}
 
 	d.index = bitmap.New(eng, bitmap.Options{})
 	d.graph = graph.Open(eng, graph.Options{Indexers: []temporal.Indexer{d.index}})
 	d.vectors = vector.New(eng)
+	if state != newDir {
+		if err := d.resetTenants(); err != nil {
+			return err
+		}
+	}
 	for _, step := range []func() error{d.build, d.correction, d.history, d.traversal, d.isolation, d.knn, d.jobQueue} {
 		if err := step(); err != nil {
 			return err
@@ -109,11 +120,57 @@ func demo(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// storeExists reports whether dir already holds files; rocksdb.Open decides
-// whether they form a usable store.
-func storeExists(dir string) bool {
+const demoUsage = "usage: telha demo [-data DIR] [-force] | telha demo -etcd ENDPOINTS"
+
+// dataDirState is what the demo finds in its data directory.
+type dataDirState int
+
+const (
+	newDir     dataDirState = iota // missing or empty: the demo creates a store
+	demoDir                        // a store the demo created
+	foreignDir                     // anything else
+)
+
+// inspectDataDir classifies dir without writing to it; rocksdb.Open then
+// decides whether a store in it is usable.
+func inspectDataDir(dir string) (dataDirState, error) {
 	entries, err := os.ReadDir(dir)
-	return err == nil && len(entries) > 0
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return newDir, nil
+	case err != nil:
+		return 0, err
+	case len(entries) == 0:
+		return newDir, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, demoMarker)); err == nil {
+		return demoDir, nil
+	}
+	return foreignDir, nil
+}
+
+// writeMarker records durably that the demo created the store in dir.
+func writeMarker(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, demoMarker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("created by telha demo, which wipes its three tenants on every run\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 type demoRun struct {
@@ -132,15 +189,14 @@ func (d *demoRun) printf(format string, args ...any) { fmt.Fprintf(d.out, format
 
 func (d *demoRun) section(title string) { d.printf("\n== %s\n", title) }
 
-// resetTenants deletes every row of the demo tenants in every family. The
-// embedding-model registry is deployment-global and registration is
-// idempotent, so it stays.
+// resetTenants wipes the demo tenants (storage.WipeTenant), after the
+// subsystems are open, so that they hear of it. The embedding-model
+// registry is deployment-global and registration is idempotent, so it
+// stays.
 func (d *demoRun) resetTenants() error {
 	for _, scope := range d.scopes {
-		for _, cf := range storage.Families() {
-			if err := d.eng.DeleteRange(storage.TenantAll(scope, cf)); err != nil {
-				return fmt.Errorf("reset tenant %s: %w", scope, err)
-			}
+		if err := storage.WipeTenant(d.eng, scope); err != nil {
+			return fmt.Errorf("reset tenant %s: %w", scope, err)
 		}
 	}
 	return nil
@@ -307,14 +363,21 @@ func (d *demoRun) isolation() error {
 func (d *demoRun) knn() error {
 	d.section("vectors: model registry and a filtered kNN query (acme)")
 	clock := d.graph.Store().Clock()
-	model, err := d.vectors.RegisterModel(demoModel, 4, vector.Cosine, clock.Next())
+	registered, err := clock.Next()
+	if err != nil {
+		return fmt.Errorf("register model: %w", err)
+	}
+	model, err := d.vectors.RegisterModel(demoModel, 4, vector.Cosine, registered)
 	if err != nil {
 		return fmt.Errorf("register model: %w", err)
 	}
 	d.printf("model %s: dimension %d, metric %s\n", model.Name, model.Dimension, model.Metric)
 	acme := d.scopes[0]
 	embeddings := [][]float32{{1, 0, 0, 0}, {0.9, 0.1, 0, 0}, {0.7, 0.7, 0, 0}, {0, 0, 1, 0}}
-	tx := clock.Next()
+	tx, err := clock.Next()
+	if err != nil {
+		return fmt.Errorf("put vectors: %w", err)
+	}
 	for i, p := range people {
 		if err := d.vectors.Put(acme, p.id, demoModel, day("2024-01-01"), tx, embeddings[i]); err != nil {
 			return fmt.Errorf("put vector of %s: %w", p.name, err)

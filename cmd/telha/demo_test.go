@@ -2,10 +2,18 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestDemoTwice runs the demo twice on one store: the first run creates it,
@@ -62,7 +70,8 @@ func TestDemoErrors(t *testing.T) {
 		{"unknown flag", []string{"demo", "-x"}, "flag provided but not defined: -x"},
 		{"extra argument", []string{"demo", "extra"}, `unexpected argument "extra"`},
 		{"missing flag value", []string{"demo", "-data"}, "flag needs an argument"},
-		{"foreign directory", []string{"demo", "-data", foreign}, "unusable data directory"},
+		{"foreign directory", []string{"demo", "-data", foreign}, "holds data the demo did not create; pass -force"},
+		{"foreign directory, forced", []string{"demo", "-force", "-data", foreign}, "unusable data directory"},
 		{"file, not a directory", []string{"demo", "-data", file}, "unusable data directory"},
 	}
 	for _, tt := range tests {
@@ -79,4 +88,82 @@ func TestDemoErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(foreign); len(entries) != 1 {
 		t.Errorf("the demo wrote into a foreign directory: %d entries", len(entries))
 	}
+}
+
+// TestDemoRefusesForeignStore: the demo wipes its tenants on every run, so
+// it refuses a Telha store it did not create, without writing to it,
+// unless told -force; even then it wipes only its own tenants.
+func TestDemoRefusesForeignStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	e := storagetest.OpenRocksDB(t, dir)
+	theirs, err := storage.NewTenantScope(uuid.New(), uuid.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A row of someone else's tenant, and one in a demo tenant's scope.
+	demoScope, err := storage.NewTenantScope(demoTenants[0].id, demoOrg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep, lose := storage.TraceKey(theirs, uuid.New()), storage.TraceKey(demoScope, uuid.New())
+	for _, k := range []storage.Key{keep, lose} {
+		if err := e.Put(k, []byte("data")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := listing(t, dir)
+
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"demo", "-data", dir}, &stdout, &stderr); code != exitUsage {
+		t.Fatalf("demo on a foreign store: exit %d, stderr %q", code, stderr.String())
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "did not create") || !strings.Contains(msg, "-force") || strings.Count(msg, "\n") != 1 {
+		t.Errorf("stderr %q: want one line naming -force", msg)
+	}
+	if after := listing(t, dir); !slices.Equal(before, after) {
+		t.Fatalf("the refused demo touched the store: %v, then %v", before, after)
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"demo", "-force", "-data", dir}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("demo -force: exit %d, stderr %q", code, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "using the store at "+dir+", which the demo did not create (-force)") {
+		t.Errorf("demo -force says %q", strings.SplitN(stdout.String(), "\n", 2)[0])
+	}
+	if _, err := os.Stat(filepath.Join(dir, demoMarker)); err == nil {
+		t.Error("demo -force marked a store it did not create as its own")
+	}
+	if e, err = rocksdb.Open(rocksdb.Config{Path: dir}); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if v, err := e.Get(keep); err != nil || string(v) != "data" {
+		t.Errorf("the other tenant's row after demo -force: %q, %v", v, err)
+	}
+	if _, err := e.Get(lose); err == nil {
+		t.Error("demo -force did not wipe its own tenant")
+	}
+}
+
+// listing returns the names and sizes of the files in dir.
+func listing(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, en := range entries {
+		info, err := en.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %s", en.Name(), info.Size(), info.ModTime()))
+	}
+	return out
 }

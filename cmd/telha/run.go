@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 )
@@ -22,16 +23,41 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// errHelp reports a request for help (-h) that was answered on stdout: it
+// exits with status 0.
+var errHelp = errors.New("help shown")
+
+// parseFlags parses a command's flags. On -h or -help it prints the
+// command's usage and flags on stdout and returns errHelp; on bad flags, a
+// usage error naming the command.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return errHelp
+	}
+	if err != nil {
+		return usagef("%s: %v (%s)", fs.Name(), err, usage)
+	}
+	return nil
+}
+
 const usage = `usage:
-  telha demo [-data DIR]                  build a three-tenant demo graph in an embedded RocksDB store and query it
+  telha demo [-data DIR] [-force]         build a three-tenant demo graph in an embedded RocksDB store and query it
+  telha demo -etcd ENDPOINTS              the same demo on an etcd cluster
+  telha cluster -data DIR [-members 3] [-port P]  run an etcd cluster on loopback until interrupted
+  telha repair -data DIR                  make a damaged store open again, reporting what was dropped
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
 // run executes one invocation and returns its exit code. Errors are reported
 // as a single line on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
-	err := dispatch(args, stdout)
-	if err == nil {
+	err := dispatch(args, stdout, stderr)
+	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "telha: %v\n", err)
@@ -41,15 +67,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-func dispatch(args []string, stdout io.Writer) error {
+func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("missing command; %s", oneLine(usage))
 	}
 	switch args[0] {
+	case "cluster":
+		return clusterCommand(args[1:], stdout, stderr)
+	case memberCommand:
+		return memberMain(args[1:], stdout)
 	case "debug":
 		return debug(args[1:], stdout)
 	case "demo":
 		return demo(args[1:], stdout)
+	case "repair":
+		return repair(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, usage)
 		return err

@@ -16,7 +16,7 @@ func (k *Key) setBitmapHead(n uint8, s *TenantScope, label LabelHash, kind Bitma
 	k.family, k.n = BitmapIndex, n
 	copy(k.b[0:], s.p[:])
 	binary.BigEndian.PutUint64(k.b[32:], uint64(label))
-	k.b[40] = uint8(kind)
+	k.b[bitmapKindOffset] = uint8(kind)
 }
 
 // BitmapAllocKey is the row-id watermark of one (tenant, label): 41 bytes.

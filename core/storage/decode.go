@@ -6,9 +6,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// This file holds one decoder per key layout. Decoders never panic: any
-// input yields typed parts or an error wrapping ErrWrongLength, ErrBadUUID
-// or ErrUnknownKind. They do not allocate on success.
+// This file holds one decoder per column family. Decoders never panic: any
+// input yields typed parts or an error wrapping ErrWrongLength,
+// ErrHalfNilScope or ErrUnknownKind. They do not allocate on success.
 
 // VersionParts are the components of a node_versions or edge_versions key.
 type VersionParts struct {
@@ -128,7 +128,7 @@ func newDecoder(cf ColumnFamily, b []byte, want int) (decoder, KeyScope, error) 
 	d := decoder{b: b}
 	s := KeyScope{Tenant: d.uuid(), Organization: d.uuid()}
 	if (s.Tenant == uuid.Nil) != (s.Organization == uuid.Nil) {
-		return decoder{}, KeyScope{}, fmt.Errorf("decode %s key: %w: half-nil scope %s", cf, ErrBadUUID, s)
+		return decoder{}, KeyScope{}, fmt.Errorf("decode %s key: %w: %s", cf, ErrHalfNilScope, s)
 	}
 	return d, s, nil
 }
@@ -206,7 +206,7 @@ func decodeTemporalIndex(cf ColumnFamily, b []byte) (TemporalIndexParts, error) 
 	}
 	p.ID = d.uuid()
 	p.Kind = IndexKind(d.u8())
-	if p.Kind != IndexNode && p.Kind != IndexEdge {
+	if !p.Kind.Valid() {
 		return TemporalIndexParts{}, fmt.Errorf("decode %s key: %w: index kind 0x%02x", cf, ErrUnknownKind, uint8(p.Kind))
 	}
 	return p, nil
@@ -293,15 +293,14 @@ func DecodeJob(b []byte) (JobParts, error) {
 // DecodeBitmap decodes a bitmap_index key of any of its five kinds. The kind
 // byte decides the expected length.
 func DecodeBitmap(b []byte) (BitmapParts, error) {
-	const kindAt = ScopeLen + 8
-	if len(b) <= kindAt {
-		return BitmapParts{}, fmt.Errorf("decode %s key: %w: %d bytes, want at least %d", BitmapIndex, ErrWrongLength, len(b), kindAt+1)
+	if len(b) <= bitmapKindOffset {
+		return BitmapParts{}, fmt.Errorf("decode %s key: %w: %d bytes, want at least %d", BitmapIndex, ErrWrongLength, len(b), bitmapKindOffset+1)
 	}
-	kind := BitmapKind(b[kindAt])
+	kind := BitmapKind(b[bitmapKindOffset])
 	if !kind.Valid() {
 		return BitmapParts{}, fmt.Errorf("decode %s key: %w: bitmap kind 0x%02x", BitmapIndex, ErrUnknownKind, uint8(kind))
 	}
-	d, s, err := newDecoder(BitmapIndex, b, bitmapKindLens[kind])
+	d, s, err := newDecoder(BitmapIndex, b, facts.bitmapKindLen[kind])
 	if err != nil {
 		return BitmapParts{}, err
 	}

@@ -1,6 +1,9 @@
 package storage
 
-import "iter"
+import (
+	"iter"
+	"reflect"
+)
 
 // KV is one row yielded by a scan. Both slices are owned by the caller: the
 // engine copies them out of its own memory, so they stay valid after the
@@ -25,7 +28,9 @@ type Reader interface {
 	// A scan sees one consistent state as of its start: a batch is wholly
 	// visible or not, and writes made by the loop body (which may write to
 	// the engine) are not seen by it. The sequence may be ranged over more
-	// than once; each range is a new scan.
+	// than once; each range is a new scan. If the engine or snapshot closes
+	// while a scan runs (from the loop body or elsewhere), the scan yields
+	// no row after Close returns: its next element is ErrClosed.
 	Scan(r ScanRange) iter.Seq2[KV, error]
 }
 
@@ -33,6 +38,16 @@ type Reader interface {
 // Batch: no engine method accepts raw key bytes, so isolation is decided by
 // the constructors of this package alone. Engines are safe for concurrent
 // use.
+//
+// Engines trust nothing they are handed: they check every key with
+// Key.Valid, every range with ScanRange.Valid, and every batch mutation
+// with Mutation.Check when they apply it, so a value changed after it was
+// built (through unsafe, or a data race) is refused, never stored where no
+// range reaches it. A value longer than MaxValueLen is refused with
+// ErrValueTooLarge. An engine that was never opened (a nil pointer, or a
+// zero value that is not a working engine) returns ErrNotOpen from every
+// method; none panics. The conformance suite in storagetest pins all of
+// this.
 type Engine interface {
 	Reader
 
@@ -42,7 +57,9 @@ type Engine interface {
 	// Delete removes k. Deleting an absent key is not an error.
 	Delete(k Key) error
 
-	// Write applies b atomically under the engine's configured sync policy.
+	// Write applies b atomically under the engine's configured sync policy:
+	// all of it or, with an error, none of it. A nil batch is refused with
+	// ErrNilBatch.
 	Write(b *Batch) error
 
 	// WriteDurable applies b atomically and returns only once it is on
@@ -58,12 +75,24 @@ type Engine interface {
 	Snapshot() (Snapshot, error)
 
 	// Checkpoint writes a consistent copy of the store to dir. It returns an
-	// error if dir exists. The copy opens as a working store.
+	// error wrapping fs.ErrExist if dir exists, and an error for a dir that
+	// cannot be created, leaving nothing behind. The copy opens as a working
+	// store.
 	Checkpoint(dir string) error
 
 	// Close releases the engine and ends its open snapshots, whose reads then
 	// return ErrClosed. Later calls, Close included, return ErrClosed.
 	Close() error
+}
+
+// Identifiable reports whether e is an engine value that can key a map or
+// be compared with ==: non-nil, and of a comparable dynamic type (every
+// pointer is). A registry of per-engine state (OnWipe's listeners, a
+// subsystem's caches shared by its handles on one engine) keys by engine
+// only when this holds, since comparing two values of one uncomparable
+// type panics.
+func Identifiable(e Engine) bool {
+	return e != nil && reflect.ValueOf(e).Comparable()
 }
 
 // Snapshot is a consistent read-only view of an engine.

@@ -12,9 +12,9 @@ var (
 	// family's layout.
 	ErrWrongLength = errors.New("wrong key length")
 
-	// ErrBadUUID reports a scope with exactly one nil component: neither a
-	// tenant scope nor the system scope.
-	ErrBadUUID = errors.New("bad uuid")
+	// ErrHalfNilScope reports key bytes or stored bounds whose scope has
+	// exactly one nil id: neither a tenant scope nor the system scope.
+	ErrHalfNilScope = errors.New("half-nil scope: one of the tenant and organization ids is nil")
 
 	// ErrUnknownKind reports a discriminator byte (index kind, bitmap kind,
 	// job state) outside its enumeration.
@@ -24,13 +24,21 @@ var (
 	// exist.
 	ErrUnknownFamily = errors.New("unknown column family")
 
-	// ErrInvalidKey reports a zero Key, or one built from the zero
-	// TenantScope. Engines return it instead of touching storage.
-	ErrInvalidKey = errors.New("invalid key: zero value or built from a zero scope")
+	// ErrNotKeyedByEntity reports a family whose keys do not start with an
+	// entity id, asked for by entity (see ColumnFamily.KeyedByEntity).
+	ErrNotKeyedByEntity = errors.New("column family not keyed by entity")
 
-	// ErrInvalidRange reports a zero ScanRange, or one built from the zero
-	// TenantScope. Engines return it instead of scanning.
-	ErrInvalidRange = errors.New("invalid scan range: zero value or built from a zero scope")
+	// ErrInvalidKey reports a Key that Key.Valid refuses: the zero Key, one
+	// built from the zero TenantScope, one whose constructor refused its
+	// arguments (an unknown job state, the reserved slot), or one changed
+	// after it was built. Engines return it instead of touching storage.
+	ErrInvalidKey = errors.New("invalid key: zero, built from the zero scope or from refused arguments, or changed after it was built")
+
+	// ErrInvalidRange reports a ScanRange that ScanRange.Valid refuses: the
+	// zero ScanRange, one built from the zero TenantScope or from an unknown
+	// family or job state, or one whose bounds were changed after it was
+	// built. Engines return it instead of scanning.
+	ErrInvalidRange = errors.New("invalid scan range: zero, built from the zero scope or from refused arguments, or changed after it was built")
 
 	// ErrOutOfRange reports a cursor that does not lie inside the range it
 	// should resume, including a cursor from another scope or family.
@@ -46,6 +54,33 @@ var (
 	ErrNotFound = errors.New("not found")
 
 	// ErrClosed is returned by every operation on a closed engine or
-	// snapshot.
+	// snapshot, and by a scan whose engine or snapshot closes under it.
 	ErrClosed = errors.New("engine closed")
+
+	// ErrNotOpen is returned by every operation on an engine or snapshot
+	// that was never opened: a nil pointer, or the zero value of a type
+	// whose zero value is not a working engine.
+	ErrNotOpen = errors.New("engine not open")
+
+	// ErrNilBatch is returned by Write and WriteDurable for a nil *Batch,
+	// and by its Err method.
+	ErrNilBatch = errors.New("nil batch")
+
+	// ErrValueTooLarge reports a value longer than MaxValueLen.
+	ErrValueTooLarge = errors.New("value too large")
+
+	// ErrCorrupt reports stored data that failed an integrity check: a
+	// checksum, a length, a sequence, a key that does not decode. Engines
+	// wrap it with the file, row or record at fault.
+	ErrCorrupt = errors.New("corrupt store")
+
+	// ErrNoSpace reports a write refused because the store's device is
+	// full. Nothing acknowledged is lost; writes succeed again once space
+	// is freed (for some engines, after a reopen).
+	ErrNoSpace = errors.New("no space left on the store's device")
 )
+
+// MaxValueLen is the longest value an engine stores: every engine accepts
+// values up to this length and refuses longer ones with ErrValueTooLarge,
+// rather than truncating them or dropping them from a batch.
+const MaxValueLen = 1<<31 - 1

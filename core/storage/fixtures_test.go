@@ -1,14 +1,18 @@
 package storage
 
 import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 )
 
-// Fixed inputs shared by the golden files, the layout test, the typed error
-// tables, the fuzz seeds and the benchmarks. Every field has its own byte
-// pattern so that a misplaced field is visible in a hex dump.
+// Fixed inputs shared by the golden files, the typed error tables, the fuzz
+// seeds and the benchmarks. Every field has its own byte pattern so that a
+// misplaced field is visible in a hex dump.
 var (
 	fxS  = mustScope(uuid.MustParse("01020304-0506-0708-090a-0b0c0d0e0f10"), uuid.MustParse("11121314-1516-1718-191a-1b1c1d1e1f20"))
 	fxFF = mustScope(uuid.Max, uuid.Max) // the last scope: it has no successor
@@ -62,59 +66,196 @@ func mustScope(tenant, organization uuid.UUID) TenantScope {
 	return s
 }
 
-// keyFixture is one key built from fixed inputs. The first fixture of each
-// (family, shape) is canonical: it uses the inputs the layout test expects
-// in each named field.
+// keyFixture is one key constructor call on fixed inputs.
 type keyFixture struct {
-	call  string // the constructor call, in the names of fxLegend
-	shape string // Layout.Shape of the key's layout
-	build func() Key
+	call  string // the call, in the names of fxLegend
+	shape keyShape
+	args  args
 }
 
-func keyFixtures() []keyFixture {
-	sys := SystemScope{}
-	return []keyFixture{
-		{"NodeVersionKey(S, A, V, X)", "", func() Key { return NodeVersionKey(fxS, fxA, fxValid, fxTx) }},
-		{"EdgeVersionKey(S, A, V, X)", "", func() Key { return EdgeVersionKey(fxS, fxA, fxValid, fxTx) }},
-		{"AdjacencyOutKey(S, A, E, V, X, B)", "", func() Key { return AdjacencyOutKey(fxS, fxA, fxEdgeType, fxValid, fxTx, fxB) }},
-		{"AdjacencyInKey(S, B, E, V, X, A)", "", func() Key { return AdjacencyInKey(fxS, fxB, fxEdgeType, fxValid, fxTx, fxA) }},
-		{"ValidTimeIndexKey(S, V, X, A, edge)", "", func() Key { return ValidTimeIndexKey(fxS, fxValid, fxTx, fxA, fxIndexKind) }},
-		{"TxTimeIndexKey(S, X, V, A, edge)", "", func() Key { return TxTimeIndexKey(fxS, fxTx, fxValid, fxA, fxIndexKind) }},
-		{"VectorKey(S, A, M, V, X)", "", func() Key { return VectorKey(fxS, fxA, fxModel, fxValid, fxTx) }},
-		{"SchemaKey(S, L, X)", "", func() Key { return SchemaKey(fxS, fxLabel, fxTx) }},
-		{"SystemScope.VectorModelKey(M, X)", "vector model registry", func() Key { return sys.VectorModelKey(fxModel, fxTx) }},
-		{"SourceKey(S, A, X)", "", func() Key { return SourceKey(fxS, fxA, fxTx) }},
-		{"RedactionRecordKey(S, A)", "redaction record / blocklist", func() Key { return RedactionRecordKey(fxS, fxA) }},
-		{"SpanKey(S, A, 256, 4096)", "", func() Key { return SpanKey(fxS, fxA, fxSpanStart, fxSpanEnd) }},
-		{"TraceKey(S, A)", "", func() Key { return TraceKey(fxS, fxA) }},
-		{"JobKey(S, leased, 7, C, A)", "", func() Key { return JobKey(fxS, fxState, fxPriority, fxCreated, fxA) }},
-		{"BitmapAllocKey(S, L)", "alloc", func() Key { return BitmapAllocKey(fxS, fxLabel) }},
-		{"BitmapIDMapKey(S, L, R)", "id_map", func() Key { return BitmapIDMapKey(fxS, fxLabel, fxRow) }},
-		{"BitmapRevMapKey(S, L, A)", "rev_map", func() Key { return BitmapRevMapKey(fxS, fxLabel, fxA) }},
-		{"BitmapPostingKey(S, L, P, K)", "posting", func() Key { return BitmapPostingKey(fxS, fxLabel, fxProperty, fxBucket) }},
-		{"BitmapPropCounterKey(S, L, P)", "prop_counter", func() Key { return BitmapPropCounterKey(fxS, fxLabel, fxProperty) }},
+func (fx keyFixture) build() Key { return fx.shape.key(fx.args) }
 
-		// Edge cases of the encodings.
-		{"NodeVersionKey(S, A, Old, 0)", "", func() Key { return NodeVersionKey(fxS, fxA, fxBefore, 0) }},
-		{"NodeVersionKey(S, A, MinTimestamp, MaxTimestamp)", "", func() Key { return NodeVersionKey(fxS, fxA, MinTimestamp, MaxTimestamp) }},
-		{"NodeVersionKey(FF, Max, -1, 1)", "", func() Key { return NodeVersionKey(fxFF, uuid.Max, -1, 1) }},
-		{"ValidTimeIndexKey(S, V, X, A, node)", "", func() Key { return ValidTimeIndexKey(fxS, fxValid, fxTx, fxA, IndexNode) }},
-		{`AdjacencyOutKey(S, A, HashEdgeType("KNOWS"), V, X, B)`, "", func() Key {
-			return AdjacencyOutKey(fxS, fxA, HashEdgeType("KNOWS"), fxValid, fxTx, fxB)
-		}},
-		{`SystemScope.VectorModelKey(ModelIDOf("text-embedding-3-small"), X)`, "vector model registry", func() Key {
-			return sys.VectorModelKey(ModelIDOf("text-embedding-3-small"), fxTx)
-		}},
-		{"EdgeTypeKey(S, E, X)", "", func() Key { return EdgeTypeKey(fxS, fxEdgeType, fxTx) }},
-		{"SourceKey(S, A, MinTimestamp)", "", func() Key { return SourceKey(fxS, fxA, MinTimestamp) }},
-		{"SourceKey(S, A, MaxTimestamp-1)", "", func() Key { return SourceKey(fxS, fxA, MaxTimestamp-1) }},
-		{"BlocklistKey(S, D)", "redaction record / blocklist", func() Key { return BlocklistKey(fxS, fxDigest) }},
-		{"JobKey(S, queued, 0, Old, A)", "", func() Key { return JobKey(fxS, JobQueued, 0, fxBefore, fxA) }},
-		{"SystemScope.JobKey(dead, 255, C, B)", "", func() Key { return sys.JobKey(JobDead, 255, fxCreated, fxB) }},
-		{`BitmapPostingKey(S, HashLabel("Person"), HashProperty("age"), HashBucket("42"))`, "posting", func() Key {
-			return BitmapPostingKey(fxS, HashLabel("Person"), HashProperty("age"), HashBucket([]byte("42")))
-		}},
+// The fixed inputs a fixture takes, per kind of field.
+const (
+	fxCanonical = iota // the legend's inputs, one byte pattern per field
+	fxLow              // the lowest bytes of every field
+	fxHigh             // the highest bytes of every field
+	fxLast             // the highest bytes of every field, in the last scope
+)
+
+// keyFixtures returns, for every key constructor of the table, calls on the
+// canonical and the lowest inputs, and on the highest in the last scope
+// (derived constructors: the canonical ones only), then a few calls that pin the encodings: times
+// before 1970, hashes of real names, the slot next to the reserved one.
+// The first fixture of each layout is canonical.
+func keyFixtures() []keyFixture {
+	var out []keyFixture
+	for _, sh := range keyShapes {
+		for _, variant := range []int{fxCanonical, fxLow, fxLast} {
+			if variant != fxCanonical && sh.derived() {
+				break
+			}
+			out = append(out, sh.fixture(variant))
+		}
 	}
+	sys := SystemScope{}
+	for _, x := range []struct {
+		call string
+		fn   any
+		args []any
+	}{
+		{"NodeVersionKey(S, A, Old, 0)", NodeVersionKey, []any{fxS, fxA, fxBefore, Timestamp(0)}},
+		{"NodeVersionKey(S, A, -1, 1)", NodeVersionKey, []any{fxS, fxA, Timestamp(-1), Timestamp(1)}},
+		{"JobKey(S, queued, 0, Old, A)", JobKey, []any{fxS, JobQueued, uint8(0), fxBefore, fxA}},
+		{"SourceKey(S, A, MaxTimestamp-1)", SourceKey, []any{fxS, fxA, MaxTimestamp - 1}},
+		{`AdjacencyOutKey(S, A, HashEdgeType("KNOWS"), V, X, B)`, AdjacencyOutKey, []any{fxS, fxA, HashEdgeType("KNOWS"), fxValid, fxTx, fxB}},
+		{`SystemScope.VectorModelKey(ModelIDOf("text-embedding-3-small"), X)`, SystemScope.VectorModelKey, []any{sys, ModelIDOf("text-embedding-3-small"), fxTx}},
+		{`BitmapPostingKey(S, HashLabel("Person"), HashProperty("age"), HashBucket("42"))`, BitmapPostingKey,
+			[]any{fxS, HashLabel("Person"), HashProperty("age"), HashBucket([]byte("42"))}},
+	} {
+		sh := shapeOf(x.fn)
+		a := make(args, len(x.args))
+		for i, v := range x.args {
+			a[i] = reflect.ValueOf(v)
+		}
+		out = append(out, keyFixture{call: x.call, shape: sh, args: a})
+	}
+	return out
+}
+
+// shapeOf returns the key shape of constructor fn.
+func shapeOf(fn any) keyShape {
+	for _, sh := range keyShapes {
+		if sh.name == funcName(fn) {
+			return sh
+		}
+	}
+	panic(fmt.Sprintf("%s is not a key constructor of the table", funcName(fn)))
+}
+
+// fixture returns the call of sh on one variant of the fixed inputs.
+func (sh keyShape) fixture(variant int) keyFixture {
+	a, names := sh.fixtureArgs(variant)
+	return keyFixture{call: callName(sh.name, names), shape: sh, args: a}
+}
+
+// fixtureArgs returns the arguments of a call of sh on one variant of the
+// fixed inputs, and their names; a SystemScope is not named.
+func (sh keyShape) fixtureArgs(variant int) (args, []string) {
+	scope, scopeName := fxS, "S"
+	if variant == fxLast {
+		scope, scopeName = fxFF, "FF"
+	}
+	if sh.system {
+		scopeName = ""
+	}
+	a, names := args{sh.scopeArg(scope)}, []string{scopeName}
+	ids := 0
+	for i := 1; i < sh.fn.Type().NumIn(); i++ {
+		v, name := fixtureArg(sh, i, variant, ids)
+		if v.Type() == uuidType {
+			ids++
+		}
+		a = append(a, v)
+		names = append(names, name)
+	}
+	return a, names
+}
+
+// callName renders a call from the names of its arguments.
+func callName(fn string, names []string) string {
+	if names[0] == "" {
+		names = names[1:]
+	}
+	return fn + "(" + strings.Join(names, ", ") + ")"
+}
+
+// fixtureArg returns argument i of a call of sh on the given variant of the
+// fixed inputs, and its name; ids is the number of ids before it.
+func fixtureArg(sh keyShape, i, variant, ids int) (reflect.Value, string) {
+	typ := sh.fn.Type().In(i)
+	var field Field
+	if !sh.derived() {
+		for j := range sh.layout.Fields {
+			if argIndex(sh.layout, j) == i {
+				field = sh.layout.Fields[j]
+			}
+		}
+	}
+	low, high := variant == fxLow, variant == fxHigh || variant == fxLast
+	switch {
+	case typ == uuidType && low:
+		return reflect.ValueOf(uuid.Nil), "Nil"
+	case typ == uuidType && high:
+		return reflect.ValueOf(uuid.Max), "Max"
+	case typ == uuidType:
+		return reflect.ValueOf([]uuid.UUID{fxA, fxB}[ids]), []string{"A", "B"}[ids]
+	case typ == timestampType:
+		// Inverted times are lowest at MaxTimestamp, ordered ones at
+		// MinTimestamp.
+		inverted := field.Kind != FieldOrderedTime
+		switch {
+		case low == inverted:
+			if low || high {
+				return reflect.ValueOf(MaxTimestamp), "MaxTimestamp"
+			}
+		case low || high:
+			return reflect.ValueOf(MinTimestamp), "MinTimestamp"
+		}
+		switch {
+		case field.Kind == FieldOrderedTime:
+			return reflect.ValueOf(fxCreated), "C"
+		case strings.HasPrefix(field.Name, "valid"):
+			return reflect.ValueOf(fxValid), "V"
+		}
+		return reflect.ValueOf(fxTx), "X"
+	case typ == bytesType:
+		return reflect.ValueOf(fxDigest), "D"
+	case typ == indexKindType || typ == jobStateType:
+		return enumArg(typ, variant)
+	case low:
+		return reflect.Zero(typ), "0"
+	case high:
+		return reflect.ValueOf(uint64(math.MaxUint64)).Convert(typ), "max"
+	}
+	for _, c := range []struct {
+		v    any
+		name string
+	}{{fxEdgeType, "E"}, {fxLabel, "L"}, {fxModel, "M"}, {fxProperty, "P"}, {fxBucket, "K"}, {fxRow, "R"}, {fxPriority, "7"}} {
+		if reflect.TypeOf(c.v) == typ {
+			return reflect.ValueOf(c.v), c.name
+		}
+	}
+	if typ == reflect.TypeFor[uint64]() { // span offsets: start, then end
+		if field.Name == "span_start" {
+			return reflect.ValueOf(fxSpanStart), "256"
+		}
+		return reflect.ValueOf(fxSpanEnd), "4096"
+	}
+	panic(fmt.Sprintf("%s: no fixed input for an argument of type %s", sh.name, typ))
+}
+
+// enumArg returns the canonical, lowest or highest valid value of an enum
+// type, named by its String method.
+func enumArg(typ reflect.Type, variant int) (reflect.Value, string) {
+	var valid []reflect.Value
+	for b := range 256 {
+		v := reflect.ValueOf(uint8(b)).Convert(typ)
+		if v.MethodByName("Valid").Call(nil)[0].Bool() {
+			valid = append(valid, v)
+		}
+	}
+	v := reflect.ValueOf(fxIndexKind)
+	if typ == jobStateType {
+		v = reflect.ValueOf(fxState)
+	}
+	switch variant {
+	case fxLow:
+		v = valid[0]
+	case fxHigh, fxLast:
+		v = valid[len(valid)-1]
+	}
+	return v, fmt.Sprint(v.Interface())
 }
 
 // rangeFixture is one range constructor call on fixed inputs.
@@ -123,7 +264,28 @@ type rangeFixture struct {
 	build func() (ScanRange, error)
 }
 
+// rangeFixtures returns, for every prefix scan of the table, calls on the
+// canonical and the highest inputs, the latter in the canonical scope
+// (where the upper bound carries into the scope's) and in the last scope
+// (where it runs to the end of the family), then the special range
+// constructors by hand.
 func rangeFixtures() []rangeFixture {
+	var out []rangeFixture
+	for _, sc := range scanShapes {
+		variants := []int{fxCanonical, fxHigh, fxLast}
+		if sc.system {
+			variants = []int{fxCanonical}
+		}
+		for _, variant := range variants {
+			a, call := sc.fixture(variant)
+			out = append(out, rangeFixture{call, func() (ScanRange, error) { return sc.scanRange(a), nil }})
+		}
+	}
+	return append(out, specialRangeFixtures()...)
+}
+
+// specialRangeFixtures are the calls of the special range constructors.
+func specialRangeFixtures() []rangeFixture {
 	sys := SystemScope{}
 	plain := func(r ScanRange) (ScanRange, error) { return r, nil }
 	// Inputs built once, so that a fixture's build makes only the range.
@@ -134,29 +296,12 @@ func rangeFixtures() []rangeFixture {
 	return []rangeFixture{
 		{"TenantAll(S, node_versions)", func() (ScanRange, error) { return plain(TenantAll(fxS, NodeVersions)) }},
 		{"TenantAll(FF, jobs)", func() (ScanRange, error) { return plain(TenantAll(fxFF, Jobs)) }},
-		{"NodeHistory(S, A)", func() (ScanRange, error) { return plain(NodeHistory(fxS, fxA)) }},
-		{"NodeHistory(S, Max)", func() (ScanRange, error) { return plain(NodeHistory(fxS, uuid.Max)) }},
-		{"NodeHistory(FF, A)", func() (ScanRange, error) { return plain(NodeHistory(fxFF, fxA)) }},
-		{"NodeHistory(FF, Max)", func() (ScanRange, error) { return plain(NodeHistory(fxFF, uuid.Max)) }},
-		{"EdgeHistory(S, A)", func() (ScanRange, error) { return plain(EdgeHistory(fxS, fxA)) }},
-		{"AdjacencyOutRange(S, A)", func() (ScanRange, error) { return plain(AdjacencyOutRange(fxS, fxA)) }},
-		{"AdjacencyInRange(S, B)", func() (ScanRange, error) { return plain(AdjacencyInRange(fxS, fxB)) }},
-		{"AdjacencyOutTypeRange(S, A, E)", func() (ScanRange, error) { return plain(AdjacencyOutTypeRange(fxS, fxA, fxEdgeType)) }},
-		{"AdjacencyInTypeRange(S, B, E)", func() (ScanRange, error) { return plain(AdjacencyInTypeRange(fxS, fxB, fxEdgeType)) }},
 		{"ValidTimeFrom(S, V)", func() (ScanRange, error) { return plain(ValidTimeFrom(fxS, fxValid)) }},
 		{"ValidTimeFrom(S, MinTimestamp)", func() (ScanRange, error) { return plain(ValidTimeFrom(fxS, MinTimestamp)) }},
 		{"TxTimeBetween(S, V, X)", func() (ScanRange, error) { return TxTimeBetween(fxS, fxValid, fxTx) }},
 		{"TxTimeBetween(S, MinTimestamp, MaxTimestamp)", func() (ScanRange, error) { return TxTimeBetween(fxS, MinTimestamp, MaxTimestamp) }},
 		{"TxTimeBetween(S, X, V)", func() (ScanRange, error) { return TxTimeBetween(fxS, fxTx, fxValid) }},
-		{"VectorHistory(S, A, M)", func() (ScanRange, error) { return plain(VectorHistory(fxS, fxA, fxModel)) }},
-		{"SchemaHistory(S, L)", func() (ScanRange, error) { return plain(SchemaHistory(fxS, fxLabel)) }},
 		{"EdgeTypeHistory(S, E)", func() (ScanRange, error) { return plain(EdgeTypeHistory(fxS, fxEdgeType)) }},
-		{"SourceHistory(S, A)", func() (ScanRange, error) { return plain(SourceHistory(fxS, fxA)) }},
-		{"SourceSpans(S, A)", func() (ScanRange, error) { return plain(SourceSpans(fxS, fxA)) }},
-		{"JobsInState(S, queued)", func() (ScanRange, error) { return plain(JobsInState(fxS, JobQueued)) }},
-		{"JobsInStatePriority(S, leased, 7)", func() (ScanRange, error) { return plain(JobsInStatePriority(fxS, fxState, fxPriority)) }},
-		{"BitmapLabelRange(S, L)", func() (ScanRange, error) { return plain(BitmapLabelRange(fxS, fxLabel)) }},
-		{"BitmapPostingsRange(S, L, P)", func() (ScanRange, error) { return plain(BitmapPostingsRange(fxS, fxLabel, fxProperty)) }},
 		{"TenantAllAfterEntity(S, node_versions, A)", func() (ScanRange, error) { return TenantAllAfterEntity(fxS, NodeVersions, fxA) }},
 		{"TenantAllAfterEntity(S, traces, Max)", func() (ScanRange, error) { return TenantAllAfterEntity(fxS, Traces, uuid.Max) }},
 		{"TenantAllAfterEntity(S, schema, A)", func() (ScanRange, error) { return TenantAllAfterEntity(fxS, Schema, fxA) }},
@@ -167,8 +312,19 @@ func rangeFixtures() []rangeFixture {
 		{"FromStoredBounds(sources, S A, S+1)", func() (ScanRange, error) { return FromStoredBounds(Sources, storedLower, storedUpper) }},
 		{"FromStoredBounds(sources, S A, nil)", func() (ScanRange, error) { return FromStoredBounds(Sources, storedLower, nil) }},
 		{"SystemScope.FullFamily(jobs)", func() (ScanRange, error) { return plain(sys.FullFamily(Jobs)) }},
-		{"SystemScope.JobsInState(queued)", func() (ScanRange, error) { return plain(sys.JobsInState(JobQueued)) }},
-		{"SystemScope.VectorModels()", func() (ScanRange, error) { return plain(sys.VectorModels()) }},
-		{"SystemScope.VectorModelHistory(M)", func() (ScanRange, error) { return plain(sys.VectorModelHistory(fxModel)) }},
 	}
+}
+
+// fixture returns the arguments of a call of the scan on one variant of
+// the fixed inputs, those of the first constructor of its layout, and the
+// call's name.
+func (sc scanShape) fixture(variant int) (args, string) {
+	for _, sh := range keyShapes {
+		if sh.layout.Family == sc.layout.Family && sh.layout.Shape == sc.layout.Shape && sh.system == sc.system {
+			a, names := sh.fixtureArgs(variant)
+			n := sc.fn.Type().NumIn()
+			return a[:n], callName(sc.name, names[:n])
+		}
+	}
+	panic(fmt.Sprintf("%s: no key constructor of its layout", sc.name))
 }

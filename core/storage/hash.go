@@ -9,7 +9,7 @@ import (
 // Hashes of names. Each kind is its own type so that a label hash cannot be
 // passed where an edge type hash is expected. All are xxh3-64 of the name;
 // collisions are caught by the registries that persist name-to-hash
-// mappings (spec OQ-1: fail loud, never merge).
+// mappings: they fail loud, never merge (docs/design.md, Reserved rows).
 type (
 	// EdgeTypeHash identifies an edge type in the adjacency families.
 	EdgeTypeHash uint64

@@ -1,10 +1,6 @@
 package storage
 
-import (
-	"fmt"
-
-	"github.com/google/uuid"
-)
+import "fmt"
 
 // MaxKeyLen is the length of the longest key (the adjacency families).
 const MaxKeyLen = 88
@@ -32,17 +28,58 @@ type Key struct {
 // they copy the scope without looking at it and Valid makes the check.
 const systemBit = 0x80
 
+// A key's length shares its byte with systemBit, so every length must stay
+// below it; this fails to compile if MaxKeyLen ever reaches it.
+var _ [systemBit - 1 - MaxKeyLen]struct{}
+
 // Family returns the key's column family. Check Valid first: an invalid
 // key's family means nothing (a key refused for its arguments reports 0, a
 // key from the zero scope the family it was built for).
 func (k Key) Family() ColumnFamily { return k.family }
 
 // Valid reports whether k was built by a constructor from a real scope and
-// valid arguments: it has a family, and a tenant id unless it is a system
-// key. A setter that refuses its arguments clears the family and keeps the
-// length, so that the next setter still clears what lies past its own.
+// valid arguments: it has a family, the length of that family's layout,
+// every discriminator byte of the layout inside its enumeration, and a
+// tenant scope (both ids set), unless it is a system key, whose scope is
+// all zero and whose family holds system rows. A setter that refuses its
+// arguments clears the family and keeps the length, so that the next setter
+// still clears what lies past its own.
+//
+// Valid checks the whole key, not a flag: engines call it on every key they
+// are handed, so a Key whose bytes were changed after it was built (through
+// View, unsafe or a data race) is refused rather than stored where no range
+// can reach it.
 func (k Key) Valid() bool {
-	return k.family != 0 && (k.n&systemBit != 0 || uuid.UUID(k.b[0:16]) != uuid.Nil)
+	n := k.n &^ systemBit
+	if !k.family.Valid() || int(n) != layoutLen(k.family, k.b[:]) {
+		return false
+	}
+	if k.n&systemBit != 0 {
+		return hasSystemRows(k.family) && isSystemPrefix(k.b[:ScopeLen])
+	}
+	return isTenantPrefix(k.b[:ScopeLen])
+}
+
+// CheckKeyBytes returns nil if b is a key that a valid Key of family cf
+// could hold: the rule of Key.Valid, applied to stored bytes. Readers of
+// rows they did not write themselves (a checkpoint, a restored store) call
+// it on every key, so that one undecodable row is reported where it is,
+// rather than failing a later sweep for every tenant. The error wraps
+// ErrUnknownFamily, ErrWrongLength, ErrHalfNilScope, ErrUnknownKind, or
+// ErrNilScope for a system-scope key in a family that holds no system rows.
+func CheckKeyBytes(cf ColumnFamily, b []byte) error {
+	if _, err := Decode(cf, b); err != nil {
+		return err
+	}
+	k := Key{family: cf, n: uint8(len(b))}
+	copy(k.b[:], b)
+	if isSystemPrefix(b[:ScopeLen]) {
+		k.n |= systemBit
+	}
+	if !k.Valid() {
+		return fmt.Errorf("%s key %x: system scope in a family without system rows: %w", cf, b, ErrNilScope)
+	}
+	return nil
 }
 
 // Len returns the key's length in bytes, 0 for an invalid key.

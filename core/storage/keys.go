@@ -6,7 +6,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// This file holds the key constructors of spec §5.2, two forms per layout.
+// This file holds the key constructors of the layout table (layout.go,
+// docs/key-layout.md), two forms per constructor.
 // The setter (Key.SetNodeVersion) writes a key into an existing Key; it is
 // the form for loops that build many keys, and it runs at the speed of a
 // hand-written encoding/binary function (BENCHMARKS.md). The function form
@@ -162,8 +163,8 @@ func (k *Key) setSchemaTail(hash uint64, txStart Timestamp) {
 }
 
 // EdgeTypeKey is the registration row of edge type hash h written at tx:
-// the schema shape [scope 32][EdgeTypeLabel(h) 8][inv tx 8] (spec OQ-1's
-// fail-loud registry).
+// the schema shape [scope 32][EdgeTypeLabel(h) 8][inv tx 8], a row of the
+// fail-loud edge-type registry (docs/design.md, Reserved rows).
 func EdgeTypeKey(s TenantScope, h EdgeTypeHash, txStart Timestamp) (k Key) {
 	k.SetEdgeType(s, h, txStart)
 	return k

@@ -3,164 +3,106 @@ package storage
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// field is one named field of a key, with its bytes written by hand from
-// spec §5.2 and the reference encodings of gen_test.go.
-type field struct {
-	name string
-	b    []byte
+// decoderNames are the decoders errors_test.go and the benchmarks run.
+func decoderNames() []string {
+	var out []string
+	for _, d := range decoders {
+		out = append(out, d.name)
+	}
+	return out
 }
 
-// handKeys gives, for every key fixture, its fields in order. The names are
-// those of the Layout the fixture belongs to.
-func handKeys() map[string][]field {
-	s, z, ff := refPrefix(fxS), make([]byte, ScopeLen), refPrefix(fxFF)
-	blocklist := refBlocklistID(fxDigest)
-	version := func(scope, id []byte, v, x Timestamp) []field {
-		return []field{{"scope", scope}, {"logical_id", id}, {"valid_time_start", refInv(v)}, {"tx_time_start", refInv(x)}}
+// The layout table covers the package's exported surface: every key
+// constructor (or it is a derived one of the tests), whose body is its
+// setter's function form; every setter; every decoder, which Decode
+// dispatches to and the tests run; every range constructor (or it is a
+// special one of the tests); and every constructor and scan takes the
+// arguments its layout's fields say.
+func TestLayoutTableComplete(t *testing.T) {
+	var derived []string
+	for _, d := range derivedKeys {
+		derived = append(derived, funcName(d.fn))
 	}
-	source := func(x []byte) []field { return []field{{"scope", s}, {"source_id", fxA[:]}, {"tx_time_start", x}} }
-	redaction := func(id []byte) []field {
-		return []field{{"scope", s}, {"blob_id or blocklist_id", id}, {"slot", make([]byte, 8)}} // inv(u64::MAX) = 0
-	}
-	job := func(scope []byte, state JobState, priority uint8, created Timestamp, id []byte) []field {
-		return []field{{"scope", scope}, {"state", []byte{byte(state)}}, {"priority", []byte{priority}}, {"created_at", refAsc(created)}, {"job_id", id}}
-	}
-	bitmap := func(kind BitmapKind, rest ...field) []field {
-		return append([]field{{"scope", s}, {"label_hash", be64(uint64(fxLabel))}, {"kind", []byte{byte(kind)}}}, rest...)
-	}
-	return map[string][]field{
-		"NodeVersionKey(S, A, V, X)": version(s, fxA[:], fxValid, fxTx),
-		"EdgeVersionKey(S, A, V, X)": version(s, fxA[:], fxValid, fxTx),
-		"AdjacencyOutKey(S, A, E, V, X, B)": {{"scope", s}, {"from_id", fxA[:]}, {"edge_type_hash", be64(uint64(fxEdgeType))},
-			{"valid_time_start", refInv(fxValid)}, {"tx_time_start", refInv(fxTx)}, {"to_id", fxB[:]}},
-		"AdjacencyInKey(S, B, E, V, X, A)": {{"scope", s}, {"to_id", fxB[:]}, {"edge_type_hash", be64(uint64(fxEdgeType))},
-			{"valid_time_start", refInv(fxValid)}, {"tx_time_start", refInv(fxTx)}, {"from_id", fxA[:]}},
-		"ValidTimeIndexKey(S, V, X, A, edge)": {{"scope", s}, {"valid_time_start", refInv(fxValid)}, {"tx_time_start", refInv(fxTx)},
-			{"logical_id", fxA[:]}, {"kind", []byte{0x01}}},
-		"TxTimeIndexKey(S, X, V, A, edge)": {{"scope", s}, {"tx_time_start", refInv(fxTx)}, {"valid_time_start", refInv(fxValid)},
-			{"logical_id", fxA[:]}, {"kind", []byte{0x01}}},
-		"VectorKey(S, A, M, V, X)": {{"scope", s}, {"node_logical_id", fxA[:]}, {"embedding_model_id", be64(uint64(fxModel))},
-			{"valid_time_start", refInv(fxValid)}, {"tx_time_start", refInv(fxTx)}},
-		"SchemaKey(S, L, X)":               {{"scope", s}, {"label_hash", be64(uint64(fxLabel))}, {"tx_time_start", refInv(fxTx)}},
-		"SystemScope.VectorModelKey(M, X)": {{"scope", z}, {"model_id", be64(uint64(fxModel))}, {"tx_time_start", refInv(fxTx)}},
-		"SourceKey(S, A, X)":               source(refInv(fxTx)),
-		"RedactionRecordKey(S, A)":         redaction(fxA[:]),
-		"SpanKey(S, A, 256, 4096)":         {{"scope", s}, {"source_id", fxA[:]}, {"span_start", be64(256)}, {"span_end", be64(4096)}},
-		"TraceKey(S, A)":                   {{"scope", s}, {"query_id", fxA[:]}},
-		"JobKey(S, leased, 7, C, A)":       job(s, JobLeased, 7, fxCreated, fxA[:]),
-		"BitmapAllocKey(S, L)":             bitmap(BitmapAlloc),
-		"BitmapIDMapKey(S, L, R)":          bitmap(BitmapIDMap, field{"row_id", []byte{0x0a, 0x0b, 0x0c, 0x0d}}),
-		"BitmapRevMapKey(S, L, A)":         bitmap(BitmapRevMap, field{"logical_id", fxA[:]}),
-		"BitmapPostingKey(S, L, P, K)": bitmap(BitmapPosting, field{"property_hash", be64(uint64(fxProperty))},
-			field{"bucket_hash", be64(uint64(fxBucket))}),
-		"BitmapPropCounterKey(S, L, P)": bitmap(BitmapPropCounter, field{"property_hash", be64(uint64(fxProperty))}),
-
-		// 1900 is negative: sign bit 0 in the ordered value, 1 once inverted;
-		// the epoch is 0x80.. ordered and 0x7f.. inverted.
-		"NodeVersionKey(S, A, Old, 0)": version(s, fxA[:], fxBefore, 0),
-		"NodeVersionKey(S, A, MinTimestamp, MaxTimestamp)": {{"scope", s}, {"logical_id", fxA[:]},
-			{"valid_time_start", bytes.Repeat([]byte{0xff}, 8)}, {"tx_time_start", make([]byte, 8)}},
-		"NodeVersionKey(FF, Max, -1, 1)": {{"scope", ff}, {"logical_id", bytes.Repeat([]byte{0xff}, 16)},
-			{"valid_time_start", []byte{0x80, 0, 0, 0, 0, 0, 0, 0}}, {"tx_time_start", []byte{0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}}},
-		"ValidTimeIndexKey(S, V, X, A, node)": {{"scope", s}, {"valid_time_start", refInv(fxValid)}, {"tx_time_start", refInv(fxTx)},
-			{"logical_id", fxA[:]}, {"kind", []byte{0x00}}},
-		"EdgeTypeKey(S, E, X)":                {{"scope", s}, {"label_hash", be64(uint64(refEdgeTypeLabel(fxEdgeType)))}, {"tx_time_start", refInv(fxTx)}},
-		"SourceKey(S, A, MinTimestamp)":       source(bytes.Repeat([]byte{0xff}, 8)),
-		"SourceKey(S, A, MaxTimestamp-1)":     source([]byte{0, 0, 0, 0, 0, 0, 0, 1}), // next to the reserved slot
-		"BlocklistKey(S, D)":                  redaction(blocklist[:]),
-		"JobKey(S, queued, 0, Old, A)":        job(s, JobQueued, 0, fxBefore, fxA[:]),
-		"SystemScope.JobKey(dead, 255, C, B)": job(z, JobDead, 255, fxCreated, fxB[:]),
+	for _, p := range tableProblems(packageAPI(t), layouts, derived, specialRanges, decoderNames()) {
+		t.Error(p)
 	}
 }
 
-// Layouts() agrees with the constructors: every fixture's key has its
-// layout's length, and each field of the layout holds, at its offset, the
-// bytes written by hand for it. Every layout is covered by a fixture.
-func TestLayoutsMatchConstructors(t *testing.T) {
-	hand := handKeys()
-	covered := make(map[string]bool)
+// The completeness check catches each kind of omission: a layout's key
+// constructor, a scan, a decoder the tests do not run, a whole layout.
+func TestLayoutTableCatchesOmissions(t *testing.T) {
+	a := packageAPI(t)
+	var derived []string
+	for _, d := range derivedKeys {
+		derived = append(derived, funcName(d.fn))
+	}
+	// without returns a copy of the table after edit, which is handed the
+	// index of the first layout of family cf.
+	without := func(cf ColumnFamily, edit func(ls []Layout, i int) []Layout) []Layout {
+		ls := make([]Layout, len(layouts))
+		for i, l := range layouts {
+			l.keys, l.scans = slices.Clone(l.keys), slices.Clone(l.scans)
+			ls[i] = l
+		}
+		return edit(ls, slices.IndexFunc(ls, func(l Layout) bool { return l.Family == cf }))
+	}
+	for _, tt := range []struct {
+		name     string
+		table    []Layout
+		derived  []string
+		special  []string
+		decoders []string
+		want     string
+	}{
+		{"a key constructor", without(Traces, func(ls []Layout, i int) []Layout { ls[i].keys = nil; return ls }), derived, specialRanges, decoderNames(),
+			"TraceKey: key constructor missing from the layout table"},
+		{"a scan", without(NodeVersions, func(ls []Layout, i int) []Layout { ls[i].scans = nil; return ls }), derived, specialRanges, decoderNames(),
+			"NodeHistory: range constructor missing from the layout table"},
+		{"a whole layout", without(Traces, func(ls []Layout, i int) []Layout { return slices.Delete(ls, i, i+1) }), derived, specialRanges, decoderNames(),
+			"family traces: no layout in the table"},
+		{"a derived constructor", layouts, derived[1:], specialRanges, decoderNames(),
+			"EdgeTypeKey: key constructor missing from the layout table"},
+		{"a special range", layouts, derived, specialRanges[1:], decoderNames(),
+			"TenantAll: range constructor missing from the layout table"},
+		{"a decoder", layouts, derived, specialRanges, decoderNames()[1:],
+			"DecodeNodeVersion: decoder missing from the decoders the tests run"},
+		{"a scan with the wrong prefix", without(AdjacencyOut, func(ls []Layout, i int) []Layout { ls[i].scans[1].Prefix = 1; return ls }), derived, specialRanges, decoderNames(),
+			"AdjacencyOutTypeRange: 2 arguments after the scope"},
+	} {
+		problems := tableProblems(a, tt.table, tt.derived, tt.special, tt.decoders)
+		if !slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, tt.want) }) {
+			t.Errorf("without %s: problems %q, want one starting %q", tt.name, problems, tt.want)
+		}
+	}
+}
+
+// Every key fixture writes the bytes the layout table describes, by the
+// reference encodings, or is refused where the table says so.
+func TestFixturesMatchTable(t *testing.T) {
 	for _, fx := range keyFixtures() {
 		k := fx.build()
-		l, ok := layoutOf(k.Family(), fx.shape)
-		if !ok {
-			t.Errorf("%s: no layout %s %q", fx.call, k.Family(), fx.shape)
-			continue
+		want, ok := fx.shape.want(fx.args)
+		if k.Valid() != ok || ok && !bytes.Equal(k.Bytes(), want) {
+			t.Errorf("%s = %x (valid %v), want %x (valid %v)", fx.call, k.Bytes(), k.Valid(), want, ok)
 		}
-		covered[k.Family().String()+"/"+l.Shape] = true
-		if k.Len() != l.Len() {
-			t.Errorf("%s: %d bytes, layout says %d", fx.call, k.Len(), l.Len())
-		}
-		fields, ok := hand[fx.call]
-		if !ok {
-			continue // the hash fixtures: pinned by the golden file alone
-		}
-		if len(fields) != len(l.Fields) {
-			t.Errorf("%s: %d fields by hand, layout has %d", fx.call, len(fields), len(l.Fields))
-			continue
-		}
-		b, off := k.Bytes(), 0
-		for i, f := range l.Fields {
-			want := fields[i]
-			if f.Name != want.name || f.Width != len(want.b) {
-				t.Errorf("%s: layout field %d is %s (%d bytes), want %s (%d bytes)", fx.call, i, f.Name, f.Width, want.name, len(want.b))
-				break
-			}
-			if got := b[off : off+f.Width]; !bytes.Equal(got, want.b) {
-				t.Errorf("%s: %s at offset %d = %x, want %x", fx.call, f.Name, off, got, want.b)
-			}
-			if enc := timeEncoding(f.Name); enc != "" && !strings.Contains(f.Encoding, enc) {
-				t.Errorf("layout %s: field %s is documented as %q, want %s", l.Family, f.Name, f.Encoding, enc)
-			}
-			off += f.Width
-		}
-	}
-	for _, l := range Layouts() {
-		if !covered[l.Family.String()+"/"+l.Shape] {
-			t.Errorf("layout %s %q has no key fixture", l.Family, l.Shape)
-		}
-	}
-	if len(hand) != len(keyFixtures())-3 {
-		t.Errorf("%d fixtures written by hand; every fixture but the 3 hash ones should be", len(hand))
 	}
 }
 
-// timeEncoding is the encoding the spec gives a timestamp field: the
-// version times iterate latest first, job creation times FIFO.
-func timeEncoding(name string) string {
-	switch {
-	case strings.HasSuffix(name, "_time_start"):
-		return "inverted"
-	case name == "created_at":
-		return "ascending"
-	}
-	return ""
-}
-
-// The key length constants agree with the layouts.
-func TestLayoutLengths(t *testing.T) {
-	want := map[string]int{
-		"node_versions/": VersionKeyLen, "edge_versions/": VersionKeyLen,
-		"adjacency_out/": AdjacencyKeyLen, "adjacency_in/": AdjacencyKeyLen,
-		"valid_time_index/": TemporalIndexKeyLen, "tx_time_index/": TemporalIndexKeyLen,
-		"vectors/": VectorKeyLen, "schema/": SchemaKeyLen, "schema/vector model registry": SchemaKeyLen,
-		"sources/": SourceKeyLen, "sources/redaction record / blocklist": SourceKeyLen,
-		"spans/": SpanKeyLen, "traces/": TraceKeyLen, "jobs/": JobKeyLen,
-		"bitmap_index/alloc": BitmapAllocKeyLen, "bitmap_index/id_map": BitmapIDMapKeyLen,
-		"bitmap_index/rev_map": BitmapRevMapKeyLen, "bitmap_index/posting": BitmapPostingKeyLen,
-		"bitmap_index/prop_counter": BitmapPropCounterKeyLen,
-	}
-	layouts := Layouts()
-	if len(layouts) != len(want) {
-		t.Errorf("%d layouts, want %d", len(layouts), len(want))
-	}
+// A field's name promises its encoding: *_time_start fields iterate latest
+// first (inverted), created_at first in, first out (ordered).
+func TestLayoutFieldNames(t *testing.T) {
 	for _, l := range layouts {
-		name := l.Family.String() + "/" + l.Shape
-		if n, ok := want[name]; !ok || l.Len() != n || l.Len() > MaxKeyLen {
-			t.Errorf("layout %s: %d bytes, want %d", name, l.Len(), n)
+		for _, f := range l.Fields {
+			switch {
+			case strings.HasSuffix(f.Name, "_time_start") && f.Kind != FieldInvertedTime,
+				f.Name == "created_at" && f.Kind != FieldOrderedTime:
+				t.Errorf("layout %s: field %s is of kind %d", l.title(), f.Name, f.Kind)
+			}
 		}
 	}
 }
@@ -177,8 +119,7 @@ func TestLayoutDocFile(t *testing.T) {
 	}
 }
 
-// The doc counts 13 families (the spec's prose says a stale 12) and has a
-// section for every layout.
+// The doc counts the 13 families and has a section for every layout.
 func TestLayoutDocContent(t *testing.T) {
 	doc := LayoutDoc()
 	if !strings.Contains(doc, "There are 13 column families:") {

@@ -28,9 +28,12 @@ import (
 // and a scan never holds the lock while its loop body runs: the body may
 // write to the engine. The price, a copy of the family on every write, is
 // right for a test baseline and wrong for production data.
+//
+// The zero MemoryEngine is an empty, working engine; a nil *MemoryEngine
+// refuses every call with ErrNotOpen.
 type MemoryEngine struct {
 	mu     sync.RWMutex
-	closed bool
+	closed atomic.Bool // set under mu; read without it by running scans
 	tables memTables
 }
 
@@ -58,43 +61,61 @@ var _ Engine = (*MemoryEngine)(nil)
 func NewMemoryEngine() *MemoryEngine { return &MemoryEngine{} }
 
 // Get returns a copy of the value at k, or ErrNotFound.
-func (e *MemoryEngine) Get(k Key) ([]byte, error) { return get(k, e) }
+func (e *MemoryEngine) Get(k Key) ([]byte, error) {
+	if e == nil {
+		return nil, fmt.Errorf("memory engine: get: %w", ErrNotOpen)
+	}
+	return get(k, e)
+}
 
 // Scan yields copies of the rows of r in ascending byte order, from the
-// family as it was when the loop started.
-func (e *MemoryEngine) Scan(r ScanRange) iter.Seq2[KV, error] { return scan(r, e) }
+// family as it was when the loop started. If the engine closes under it,
+// the scan's next element is ErrClosed, its last.
+func (e *MemoryEngine) Scan(r ScanRange) iter.Seq2[KV, error] {
+	if e == nil {
+		return failedScan(fmt.Errorf("memory engine: scan: %w", ErrNotOpen))
+	}
+	return scan(r, e)
+}
 
 // rowSource is the engine or a snapshot: where Get and Scan find the
-// slice of a family.
+// slice of a family, and whether it is still open.
 type rowSource interface {
 	rows(ColumnFamily) ([]memRow, error)
+	// live returns ErrClosed once the source or its engine is closed.
+	live() error
 }
 
 // rows returns the current slice of family cf.
 func (e *MemoryEngine) rows(cf ColumnFamily) ([]memRow, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if e.closed {
+	if e.closed.Load() {
 		return nil, ErrClosed
 	}
 	return e.tables[cf], nil
 }
 
-// isClosed reports whether Close has been called.
-func (e *MemoryEngine) isClosed() bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.closed
+func (e *MemoryEngine) live() error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	return nil
 }
 
 // Put stores a copy of value at k.
 func (e *MemoryEngine) Put(k Key, value []byte) error {
-	return e.apply("put", []Mutation{{Kind: MutationPut, Key: k, Value: bytes.Clone(value)}})
+	return e.apply("put", one(Mutation{Kind: MutationPut, Key: k, Value: value}))
 }
 
 // Delete removes k.
 func (e *MemoryEngine) Delete(k Key) error {
-	return e.apply("delete", []Mutation{{Kind: MutationDelete, Key: k}})
+	return e.apply("delete", one(Mutation{Kind: MutationDelete, Key: k}))
+}
+
+// one yields the single mutation m, as a batch would.
+func one(m Mutation) iter.Seq2[int, Mutation] {
+	return func(yield func(int, Mutation) bool) { yield(0, m) }
 }
 
 // Write applies b atomically: either every mutation is visible or none.
@@ -102,29 +123,47 @@ func (e *MemoryEngine) Write(b *Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("memory engine: write batch: %w", err)
 	}
-	return e.apply("write batch", b.Mutations())
+	return e.apply("write batch", b.All())
 }
 
 // WriteDurable is Write: a memory engine has no stable storage, so its
 // durability is the process's.
 func (e *MemoryEngine) WriteDurable(b *Batch) error { return e.Write(b) }
 
-// apply validates every mutation, then installs them all under one lock
+// apply checks every mutation (Mutation.Check: a batch may have been
+// changed since it was built), then installs them all under one lock
 // acquisition, so readers see all of them or none. Mutations of one key
-// apply in order: the last one wins. The tables keep the mutations' value
-// slices: Batch.Put and Put made them as private copies, and nothing
-// writes to them again.
-func (e *MemoryEngine) apply(op string, muts []Mutation) error {
+// apply in order: the last one wins.
+//
+// The tables keep the keys and values in one new buffer per call: the
+// caller may still reach the values it passed, even those of a Batch, and
+// must not be able to change a stored row through them.
+func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation]) error {
+	if e == nil {
+		return fmt.Errorf("memory engine: %s: %w", op, ErrNotOpen)
+	}
+	size := 0
+	for _, m := range muts {
+		if m.Check() == nil && m.Kind == MutationPut {
+			size += len(m.Value)
+		}
+		size += MaxKeyLen
+	}
+	buf := make([]byte, 0, size)
 	var byFamily [BitmapIndex + 1][]memMutation
 	for i, m := range muts {
-		if !m.Key.Valid() {
-			return fmt.Errorf("memory engine: %s: mutation %d: %w", op, i, ErrInvalidKey)
+		if err := m.Check(); err != nil {
+			return fmt.Errorf("memory engine: %s: mutation %d: %w", op, i, err)
 		}
-		if m.Kind != MutationPut && m.Kind != MutationDelete {
-			return fmt.Errorf("memory engine: %s: mutation %d: unknown mutation kind %d", op, i, m.Kind)
+		var mm memMutation
+		mm.key, buf = appendField(buf, m.Key.View())
+		if m.Kind == MutationPut {
+			mm.value, buf = appendField(buf, m.Value)
+		} else {
+			mm.remove = true
 		}
 		cf := m.Key.Family()
-		byFamily[cf] = append(byFamily[cf], memMutation{key: m.Key.Bytes(), value: m.Value, remove: m.Kind == MutationDelete})
+		byFamily[cf] = append(byFamily[cf], mm)
 	}
 	for cf := range byFamily {
 		byFamily[cf] = lastPerKey(byFamily[cf])
@@ -132,7 +171,7 @@ func (e *MemoryEngine) apply(op string, muts []Mutation) error {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed.Load() {
 		return fmt.Errorf("memory engine: %s: %w", op, ErrClosed)
 	}
 	for cf, fm := range byFamily {
@@ -141,6 +180,14 @@ func (e *MemoryEngine) apply(op string, muts []Mutation) error {
 		}
 	}
 	return nil
+}
+
+// appendField appends b to buf and returns the appended bytes, capped so
+// that a later append cannot write over them, and the grown buf.
+func appendField(buf, b []byte) (field, grown []byte) {
+	n := len(buf)
+	buf = append(buf, b...)
+	return buf[n:len(buf):len(buf)], buf
 }
 
 // lastPerKey sorts muts by key and keeps the last mutation of each key.
@@ -177,12 +224,15 @@ func merge(old []memRow, muts []memMutation) []memRow {
 
 // DeleteRange removes every key of r.
 func (e *MemoryEngine) DeleteRange(r ScanRange) error {
+	if e == nil {
+		return fmt.Errorf("memory engine: delete range: %w", ErrNotOpen)
+	}
 	if !r.Valid() {
 		return fmt.Errorf("memory engine: delete range: %w", ErrInvalidRange)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed.Load() {
 		return fmt.Errorf("memory engine: delete range %s: %w", r, ErrClosed)
 	}
 	old := e.tables[r.Family()]
@@ -197,23 +247,30 @@ func (e *MemoryEngine) DeleteRange(r ScanRange) error {
 // Snapshot returns a view of the engine as of now. It shares the engine's
 // current slices, which later writes replace rather than modify.
 func (e *MemoryEngine) Snapshot() (Snapshot, error) {
+	if e == nil {
+		return nil, fmt.Errorf("memory engine: snapshot: %w", ErrNotOpen)
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if e.closed {
+	if e.closed.Load() {
 		return nil, fmt.Errorf("memory engine: snapshot: %w", ErrClosed)
 	}
 	return &memSnapshot{engine: e, tables: e.tables}, nil
 }
 
 // Close releases the engine's rows. Later calls, including those of its
-// snapshots, return ErrClosed.
+// snapshots, return ErrClosed, and scans in progress end with ErrClosed at
+// their next row.
 func (e *MemoryEngine) Close() error {
+	if e == nil {
+		return fmt.Errorf("memory engine: close: %w", ErrNotOpen)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed.Load() {
 		return fmt.Errorf("memory engine: close: %w", ErrClosed)
 	}
-	e.closed = true
+	e.closed.Store(true)
 	e.tables = memTables{}
 	return nil
 }
@@ -227,19 +284,39 @@ type memSnapshot struct {
 	closed atomic.Bool
 }
 
-func (s *memSnapshot) Get(k Key) ([]byte, error) { return get(k, s) }
+func (s *memSnapshot) Get(k Key) ([]byte, error) {
+	if s == nil || s.engine == nil {
+		return nil, fmt.Errorf("memory snapshot: get: %w", ErrNotOpen)
+	}
+	return get(k, s)
+}
 
-func (s *memSnapshot) Scan(r ScanRange) iter.Seq2[KV, error] { return scan(r, s) }
+func (s *memSnapshot) Scan(r ScanRange) iter.Seq2[KV, error] {
+	if s == nil || s.engine == nil {
+		return failedScan(fmt.Errorf("memory snapshot: scan: %w", ErrNotOpen))
+	}
+	return scan(r, s)
+}
 
 func (s *memSnapshot) rows(cf ColumnFamily) ([]memRow, error) {
-	if s.closed.Load() || s.engine.isClosed() {
-		return nil, ErrClosed
+	if err := s.live(); err != nil {
+		return nil, err
 	}
 	return s.tables[cf], nil
 }
 
+func (s *memSnapshot) live() error {
+	if s.closed.Load() || s.engine.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
 // Close releases the snapshot. Closing it twice returns ErrClosed.
 func (s *memSnapshot) Close() error {
+	if s == nil || s.engine == nil {
+		return fmt.Errorf("memory snapshot: close: %w", ErrNotOpen)
+	}
 	if s.closed.Swap(true) {
 		return fmt.Errorf("memory snapshot: close: %w", ErrClosed)
 	}
@@ -281,11 +358,20 @@ func scan(r ScanRange, src rowSource) iter.Seq2[KV, error] {
 		}
 		lo, hi := bounds(rows, r)
 		for _, row := range rows[lo:hi] {
+			if err := src.live(); err != nil {
+				yield(KV{}, fmt.Errorf("memory engine: scan %s: %w", r, err))
+				return
+			}
 			if !yield(KV{Key: bytes.Clone(row.key), Value: bytes.Clone(row.value)}, nil) {
 				return
 			}
 		}
 	}
+}
+
+// failedScan is a scan that yields only err.
+func failedScan(err error) iter.Seq2[KV, error] {
+	return func(yield func(KV, error) bool) { yield(KV{}, err) }
 }
 
 // bounds returns the index interval of rows that lies inside r.
@@ -326,8 +412,9 @@ var (
 	// build does not read.
 	ErrCheckpointVersion = errors.New("unsupported memory checkpoint version")
 	// ErrCheckpointCorrupt reports a checkpoint whose checksum or structure
-	// is wrong: truncated, bit-flipped, or rows out of order.
-	ErrCheckpointCorrupt = errors.New("corrupt memory checkpoint")
+	// is wrong: truncated, bit-flipped, rows out of order, or a row whose
+	// key does not decode. It wraps ErrCorrupt.
+	ErrCheckpointCorrupt = fmt.Errorf("corrupt memory checkpoint: %w", ErrCorrupt)
 )
 
 // The checkpoint file, version 1. All integers are big-endian:
@@ -361,8 +448,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // its directory synced, so dir never holds a partial checkpoint file; on
 // failure dir is removed.
 func (e *MemoryEngine) Checkpoint(dir string) (err error) {
+	if e == nil {
+		return fmt.Errorf("memory engine: checkpoint %s: %w", dir, ErrNotOpen)
+	}
 	e.mu.RLock()
-	closed, tables := e.closed, e.tables
+	closed, tables := e.closed.Load(), e.tables
 	e.mu.RUnlock()
 	if closed {
 		return fmt.Errorf("memory engine: checkpoint %s: %w", dir, ErrClosed)
@@ -491,10 +581,14 @@ func parseCheckpoint(data []byte) (memTables, error) {
 			return tables, fmt.Errorf("%w: row %d truncated", ErrCheckpointCorrupt, i)
 		case !cf.Valid():
 			return tables, fmt.Errorf("%w: row %d: %w %d", ErrCheckpointCorrupt, i, ErrUnknownFamily, uint8(cf))
-		case len(key) < ScopeLen || len(key) > MaxKeyLen:
-			return tables, fmt.Errorf("%w: row %d: key of %d bytes", ErrCheckpointCorrupt, i, len(key))
 		case cf < prev.cf || cf == prev.cf && bytes.Compare(key, prev.key) <= 0:
 			return tables, fmt.Errorf("%w: row %d out of order", ErrCheckpointCorrupt, i)
+		}
+		if err := CheckKeyBytes(cf, key); err != nil {
+			return tables, fmt.Errorf("%w: row %d (%s %x): %w", ErrCheckpointCorrupt, i, cf, key, err)
+		}
+		if len(value) > MaxValueLen {
+			return tables, fmt.Errorf("%w: row %d: value of %d bytes: %w", ErrCheckpointCorrupt, i, len(value), ErrValueTooLarge)
 		}
 		tables[cf] = append(tables[cf], memRow{key: key, value: value})
 		prev.cf, prev.key, rest = cf, key, rest2

@@ -1,10 +1,13 @@
 package storage_test
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -146,4 +149,35 @@ func TestMemoryCheckpointErrors(t *testing.T) {
 			t.Errorf("Checkpoint into an existing directory = %v, want fs.ErrExist", err)
 		}
 	})
+}
+
+// TestMemoryCheckpointBadRow opens checkpoints whose checksum is right but
+// one of whose rows holds a key the key authority could not have built:
+// each must be refused when it is opened, with the row named, and not
+// accepted to fail a later sweep.
+func TestMemoryCheckpointBadRow(t *testing.T) {
+	path, good := checkpointFile(t)
+	// The first row is a node_versions key: family 1 byte, length 4
+	// bytes, then the key, after the 20-byte header.
+	const keyAt = 20 + 1 + 4
+	tests := []struct {
+		name  string
+		patch func(key []byte)
+		want  error
+	}{
+		{"half-nil scope", func(key []byte) { clear(key[16:storage.ScopeLen]) }, storage.ErrHalfNilScope},
+		{"system scope in node_versions", func(key []byte) { clear(key[:storage.ScopeLen]) }, storage.ErrNilScope},
+	}
+	for _, tc := range tests {
+		data := append([]byte(nil), good...)
+		tc.patch(data[keyAt : keyAt+storage.VersionKeyLen])
+		body := data[:len(data)-4]
+		binary.BigEndian.PutUint32(data[len(body):], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+		err := openWith(t, path, data)
+		if !errors.Is(err, storage.ErrCheckpointCorrupt) || !errors.Is(err, storage.ErrCorrupt) || !errors.Is(err, tc.want) {
+			t.Errorf("%s: OpenMemoryCheckpoint = %v, want ErrCheckpointCorrupt, ErrCorrupt and %v", tc.name, err, tc.want)
+		} else if !strings.Contains(err.Error(), "row 0 (node_versions") {
+			t.Errorf("%s: %v does not name the row", tc.name, err)
+		}
+	}
 }

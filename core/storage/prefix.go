@@ -12,9 +12,10 @@ import (
 // startPrefix(&k, cf, s).id(id).prefixRange(). The key setters write fixed
 // offsets instead, so that they inline.
 type encoder struct {
-	k     *Key
-	n     int
-	valid bool
+	k      *Key
+	n      int
+	valid  bool
+	system bool
 }
 
 // startPrefix begins, in k, a prefix of family cf in scope s by writing the
@@ -30,7 +31,7 @@ func startPrefix(k *Key, cf ColumnFamily, s TenantScope) encoder {
 func startSystemPrefix(k *Key, cf ColumnFamily) encoder {
 	k.family = cf
 	clear(k.b[0:ScopeLen])
-	return encoder{k: k, n: ScopeLen, valid: true}
+	return encoder{k: k, n: ScopeLen, valid: true, system: true}
 }
 
 func (e encoder) id(id uuid.UUID) encoder {
@@ -79,7 +80,7 @@ func (e encoder) prefixRange() ScanRange {
 	if !ok {
 		upper = nil
 	}
-	return ScanRange{family: e.k.family, lower: lower, upper: upper}
+	return ScanRange{family: e.k.family, lower: lower, upper: upper, system: e.system}
 }
 
 // fromRange is [p, successor(scope)): every key of the scope from the bytes
@@ -96,7 +97,7 @@ func (e encoder) fromRange() ScanRange {
 	if !ok {
 		upper = nil
 	}
-	return ScanRange{family: e.k.family, lower: lower, upper: upper}
+	return ScanRange{family: e.k.family, lower: lower, upper: upper, system: e.system}
 }
 
 // between is [lo, successor(hi)): from lo's bytes through every key starting
@@ -117,5 +118,5 @@ func between(lo, hi encoder) (ScanRange, error) {
 	if upper != nil && bytes.Compare(lower, upper) >= 0 {
 		return ScanRange{}, ErrEmptyRange
 	}
-	return ScanRange{family: lo.k.family, lower: lower, upper: upper}, nil
+	return ScanRange{family: lo.k.family, lower: lower, upper: upper, system: lo.system}, nil
 }

@@ -20,6 +20,9 @@ type ScanRange struct {
 	family ColumnFamily
 	lower  []byte
 	upper  []byte
+	// system marks a range of the system scope, whose all-zero prefix is
+	// legitimate, as systemBit marks a system Key.
+	system bool
 	// crossesScopes is set only by the system full-family sweep, which must
 	// use total-order iteration instead of prefix iteration.
 	crossesScopes bool
@@ -28,8 +31,37 @@ type ScanRange struct {
 // Family returns the range's column family.
 func (r ScanRange) Family() ColumnFamily { return r.family }
 
-// Valid reports whether r was built by a constructor from a real scope.
-func (r ScanRange) Valid() bool { return r.lower != nil }
+// Valid reports whether r was built by a constructor from a real scope: it
+// has a family, and its bounds are confined to one scope, a tenant's (both
+// ids set) or, for the system constructors, the system scope; only the
+// system full-family sweep spans scopes.
+//
+// Valid checks the bounds themselves, not a flag: engines call it on every
+// range they are handed, so a range whose bytes were changed after it was
+// built (through Bounds, unsafe or a data race) is refused rather than
+// scanned across tenants.
+func (r ScanRange) Valid() bool {
+	if !r.family.Valid() || len(r.lower) < ScopeLen {
+		return false
+	}
+	if r.crossesScopes {
+		return r.system
+	}
+	scope := r.lower[:ScopeLen]
+	if r.system {
+		if !isSystemPrefix(scope) {
+			return false
+		}
+	} else if !isTenantPrefix(scope) {
+		return false
+	}
+	var buf [ScopeLen]byte
+	limit, bounded := successor(buf[:0], scope)
+	if !bounded {
+		return true // the all-0xFF scope: every key from lower on is in it
+	}
+	return r.upper != nil && bytes.Compare(r.upper, limit) <= 0
+}
 
 // WithinOneScope reports whether every key of r shares one 32-byte scope
 // prefix, which lets engines use prefix iteration (RocksDB's
@@ -85,7 +117,7 @@ func (r ScanRange) After(cursor Key) (ScanRange, error) {
 			return ScanRange{}, fmt.Errorf("resume %s scan after %s: %w", r.family, cursor, ErrEmptyRange)
 		}
 	}
-	return ScanRange{family: r.family, lower: lower, upper: upper, crossesScopes: r.crossesScopes}, nil
+	return ScanRange{family: r.family, lower: lower, upper: upper, system: r.system, crossesScopes: r.crossesScopes}, nil
 }
 
 // successor returns the smallest byte string greater than every string that

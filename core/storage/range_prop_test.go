@@ -3,13 +3,14 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 
-	"github.com/google/uuid"
 	"pgregory.net/rapid"
 )
 
-// Properties of scan ranges: spec §5.3 invariants 4 and 5, and membership.
+// Properties of scan ranges: confinement to one scope, exact bounds
+// (docs/design.md, Invariants 3) and membership.
 
 // rangeDraw is one constructor call on drawn arguments, with what the call
 // must return, computed independently of the codec.
@@ -36,38 +37,11 @@ type rangeCase struct {
 
 var genFamily = rapid.SampledFrom(Families())
 
-var genEntityFamily = rapid.SampledFrom([]ColumnFamily{NodeVersions, EdgeVersions, AdjacencyOut, AdjacencyIn, Vectors, Sources, Spans, Traces})
+var genEntityFamily = rapid.SampledFrom(slices.DeleteFunc(Families(), func(cf ColumnFamily) bool { return !cf.KeyedByEntity() }))
 
 // prefixDraw is a call whose range is every key that starts with lower.
 func prefixDraw(r ScanRange, cf ColumnFamily, lower []byte, probe func(t *rapid.T, s TenantScope) (Key, bool)) rangeDraw {
 	return rangeDraw{r: r, family: cf, lower: lower, upper: refSucc(lower), probe: probe}
-}
-
-// entityCase is a range of every key of one entity.
-func entityCase(cf ColumnFamily, build func(TenantScope, uuid.UUID) ScanRange) func(*rapid.T, TenantScope) rangeDraw {
-	return func(t *rapid.T, s TenantScope) rangeDraw {
-		id := genID.Draw(t, "id")
-		lower := cat(refPrefix(s), id[:])
-		return prefixDraw(build(s, id), cf, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			id2 := drawNearID(t, id, "id2")
-			return entityKeys[cf](t, s, id2), id2 == id
-		})
-	}
-}
-
-// adjacencyTypeCase is a range of one anchor's rows of one edge type.
-func adjacencyTypeCase(cf ColumnFamily, build func(TenantScope, uuid.UUID, EdgeTypeHash) ScanRange,
-	key func(TenantScope, uuid.UUID, EdgeTypeHash, Timestamp, Timestamp, uuid.UUID) Key,
-) func(*rapid.T, TenantScope) rangeDraw {
-	return func(t *rapid.T, s TenantScope) rangeDraw {
-		anchor, et := genID.Draw(t, "anchor"), genHash.Draw(t, "edgeType")
-		lower := cat(refPrefix(s), anchor[:], be64(et))
-		return prefixDraw(build(s, anchor, EdgeTypeHash(et)), cf, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			a2, et2 := drawNearID(t, anchor, "anchor2"), drawNearHash(t, et, "edgeType2")
-			k := key(s, a2, EdgeTypeHash(et2), genTime.Draw(t, "valid"), genTime.Draw(t, "tx"), genID.Draw(t, "neighbor"))
-			return k, a2 == anchor && et2 == et
-		})
-	}
 }
 
 // afterRange resumes base after a cursor drawn from base's family.
@@ -81,19 +55,35 @@ func afterRange(cf ColumnFamily, base ScanRange, cursor Key, r ScanRange, err er
 	}
 }
 
-var rangeCases = []rangeCase{
+// rangeCases are the tenant prefix scans of the layout table, then the
+// special range constructors by hand.
+var rangeCases = append(prefixCases(), specialCases...)
+
+// prefixCases is a case per tenant prefix scan of the table: the range is
+// every key that starts with the reference encoding of the scope and the
+// prefix fields; a key of the family with the call's prefix fields (or
+// their neighbours) is inside exactly when they are equal.
+func prefixCases() []rangeCase {
+	var out []rangeCase
+	for _, sc := range scanShapes {
+		if sc.system {
+			continue
+		}
+		out = append(out, rangeCase{name: sc.name, draw: func(t *rapid.T, s TenantScope) rangeDraw {
+			a := sc.draw(t, s)
+			return prefixDraw(sc.scanRange(a), sc.layout.Family, sc.lower(a), func(t *rapid.T, s TenantScope) (Key, bool) {
+				return sc.probe(t, s, a)
+			})
+		}})
+	}
+	return out
+}
+
+var specialCases = []rangeCase{
 	{name: "TenantAll", draw: func(t *rapid.T, s TenantScope) rangeDraw {
 		cf := genFamily.Draw(t, "family")
 		return prefixDraw(TenantAll(s, cf), cf, refPrefix(s), func(t *rapid.T, s TenantScope) (Key, bool) { return drawKeyOf(t, s, cf), true })
 	}},
-	{name: "NodeHistory", draw: entityCase(NodeVersions, NodeHistory)},
-	{name: "EdgeHistory", draw: entityCase(EdgeVersions, EdgeHistory)},
-	{name: "AdjacencyOutRange", draw: entityCase(AdjacencyOut, AdjacencyOutRange)},
-	{name: "AdjacencyInRange", draw: entityCase(AdjacencyIn, AdjacencyInRange)},
-	{name: "SourceHistory", draw: entityCase(Sources, SourceHistory)},
-	{name: "SourceSpans", draw: entityCase(Spans, SourceSpans)},
-	{name: "AdjacencyOutTypeRange", draw: adjacencyTypeCase(AdjacencyOut, AdjacencyOutTypeRange, AdjacencyOutKey)},
-	{name: "AdjacencyInTypeRange", draw: adjacencyTypeCase(AdjacencyIn, AdjacencyInTypeRange, AdjacencyInKey)},
 	{name: "ValidTimeFrom", draw: func(t *rapid.T, s TenantScope) rangeDraw {
 		at := genTime.Draw(t, "at")
 		return rangeDraw{
@@ -121,65 +111,12 @@ var rangeCases = []rangeCase{
 		}
 		return d
 	}},
-	{name: "VectorHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
-		node, model := genID.Draw(t, "node"), genHash.Draw(t, "model")
-		lower := cat(refPrefix(s), node[:], be64(model))
-		return prefixDraw(VectorHistory(s, node, ModelID(model)), Vectors, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			n2, m2 := drawNearID(t, node, "node2"), drawNearHash(t, model, "model2")
-			return VectorKey(s, n2, ModelID(m2), genTime.Draw(t, "valid"), genTime.Draw(t, "tx")), n2 == node && m2 == model
-		})
-	}},
-	{name: "SchemaHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
-		label := genHash.Draw(t, "label")
-		lower := cat(refPrefix(s), be64(label))
-		return prefixDraw(SchemaHistory(s, LabelHash(label)), Schema, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			l2 := drawNearHash(t, label, "label2")
-			return SchemaKey(s, LabelHash(l2), genTime.Draw(t, "tx")), l2 == label
-		})
-	}},
 	{name: "EdgeTypeHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
 		h := EdgeTypeHash(genHash.Draw(t, "edgeType"))
 		lower := cat(refPrefix(s), be64(uint64(refEdgeTypeLabel(h))))
 		return prefixDraw(EdgeTypeHistory(s, h), Schema, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
 			h2 := EdgeTypeHash(drawNearHash(t, uint64(h), "edgeType2"))
 			return EdgeTypeKey(s, h2, genTime.Draw(t, "tx")), h2 == h
-		})
-	}},
-	{name: "JobsInState", draw: func(t *rapid.T, s TenantScope) rangeDraw {
-		state := genState.Draw(t, "state")
-		lower := cat(refPrefix(s), []byte{byte(state)})
-		return prefixDraw(JobsInState(s, state), Jobs, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			j := drawJob(t)
-			return JobKey(s, j.State, j.Priority, j.Created, j.ID), j.State == state
-		})
-	}},
-	{name: "JobsInStatePriority", draw: func(t *rapid.T, s TenantScope) rangeDraw {
-		state, priority := genState.Draw(t, "state"), rapid.Uint8().Draw(t, "priority")
-		lower := cat(refPrefix(s), []byte{byte(state), priority})
-		return prefixDraw(JobsInStatePriority(s, state, priority), Jobs, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			j := drawJob(t)
-			if rapid.Bool().Draw(t, "samePriority") {
-				j.Priority = priority
-			}
-			return JobKey(s, j.State, j.Priority, j.Created, j.ID), j.State == state && j.Priority == priority
-		})
-	}},
-	{name: "BitmapLabelRange", draw: func(t *rapid.T, s TenantScope) rangeDraw {
-		label := genHash.Draw(t, "label")
-		lower := cat(refPrefix(s), be64(label))
-		return prefixDraw(BitmapLabelRange(s, LabelHash(label)), BitmapIndex, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			l2 := drawNearHash(t, label, "label2")
-			k, _ := drawBitmapKey(t, s, LabelHash(l2), PropertyHash(genHash.Draw(t, "property")))
-			return k, l2 == label
-		})
-	}},
-	{name: "BitmapPostingsRange", draw: func(t *rapid.T, s TenantScope) rangeDraw {
-		label, prop := genHash.Draw(t, "label"), genHash.Draw(t, "property")
-		lower := cat(refPrefix(s), be64(label), []byte{byte(BitmapPosting)}, be64(prop))
-		return prefixDraw(BitmapPostingsRange(s, LabelHash(label), PropertyHash(prop)), BitmapIndex, lower, func(t *rapid.T, s TenantScope) (Key, bool) {
-			l2, p2 := drawNearHash(t, label, "label2"), drawNearHash(t, prop, "property2")
-			k, kind := drawBitmapKey(t, s, LabelHash(l2), PropertyHash(p2))
-			return k, kind == BitmapPosting && l2 == label && p2 == prop
 		})
 	}},
 	{name: "TenantAllAfterEntity", draw: func(t *rapid.T, s TenantScope) rangeDraw {
@@ -189,7 +126,7 @@ var rangeCases = []rangeCase{
 			r: r, err: err, fallible: true, family: cf, lower: refSucc(cat(refPrefix(s), id[:])), upper: refSucc(refPrefix(s)),
 			probe: func(t *rapid.T, s TenantScope) (Key, bool) {
 				id2 := drawNearID(t, id, "id2")
-				return entityKeys[cf](t, s, id2), bytes.Compare(id2[:], id[:]) > 0
+				return drawEntityKey(t, s, cf, id2), bytes.Compare(id2[:], id[:]) > 0
 			},
 		}
 		if !bytes.HasPrefix(d.lower, refPrefix(s)) { // id is all 0xff: nothing follows it
@@ -205,7 +142,7 @@ var rangeCases = []rangeCase{
 	}},
 	{name: "After/NodeHistory", draw: func(t *rapid.T, s TenantScope) rangeDraw {
 		id := genID.Draw(t, "id")
-		base, cursor := NodeHistory(s, id), entityKeys[NodeVersions](t, s, id)
+		base, cursor := NodeHistory(s, id), drawEntityKey(t, s, NodeVersions, id)
 		r, err := base.After(cursor)
 		return afterRange(NodeVersions, base, cursor, r, err)
 	}},
@@ -315,7 +252,7 @@ func checkRange(t *rapid.T, s TenantScope, d rangeDraw) {
 	}
 	o := drawOtherScope(t, s)
 	ko, _ := d.probe(t, o)
-	kany, _ := genShape.Draw(t, "anyShape").draw(t, o)
+	kany, _ := genShape.Draw(t, "anyShape").drawKey(t, o)
 	for _, k := range []Key{ko, kany} {
 		if r.Contains(k) || inBounds(k.Bytes(), r.lower, r.upper) {
 			t.Fatalf("%v contains %v of scope %s", r, k, o)
@@ -397,32 +334,37 @@ func TestPropSuccessor(t *testing.T) {
 }
 
 // The system ranges hold exactly the system rows they name: the full-family
-// sweep every row of its family, whatever the scope; the model registry
-// ranges only registry rows; the system job range only system jobs.
+// sweep every row of its family, whatever the scope; every system prefix
+// scan of the table the system rows whose prefix fields are its arguments,
+// and never a tenant's row.
 func TestPropSystemRanges(t *testing.T) {
-	sys := SystemScope{}
+	var scans []scanShape
+	for _, sc := range scanShapes {
+		if sc.system {
+			scans = append(scans, sc)
+		}
+	}
 	checkProp(t, func(t *rapid.T) {
-		k, p := genShape.Draw(t, "shape").draw(t, genScope.Draw(t, "scope"))
-		cf, state, model := genFamily.Draw(t, "family"), genState.Draw(t, "state"), genHash.Draw(t, "model")
-		schema, isSchema := p.(SchemaParts)
-		job, isJob := p.(JobParts)
-		system := p.keyScope().IsSystem()
-		for _, c := range []struct {
-			name string
-			r    ScanRange
-			want bool
-		}{
-			{"FullFamily", sys.FullFamily(cf), k.Family() == cf},
-			{"VectorModels", sys.VectorModels(), system && isSchema},
-			{"VectorModelHistory", sys.VectorModelHistory(ModelID(model)), system && isSchema && schema.Hash == model},
-			{"JobsInState", sys.JobsInState(state), system && isJob && job.State == state},
-		} {
-			if c.r.Contains(k) != c.want || inBounds(k.Bytes(), c.r.lower, c.r.upper) != c.want && k.Family() == c.r.Family() {
-				t.Fatalf("SystemScope.%s = %v contains %v: %v, want %v", c.name, c.r, k, c.r.Contains(k), c.want)
-			}
-			if c.name != "FullFamily" && !bytes.Equal(c.r.lower[:ScopeLen], make([]byte, ScopeLen)) || c.r.WithinOneScope() == (c.name == "FullFamily") {
-				t.Fatalf("SystemScope.%s = %v", c.name, c.r)
-			}
+		k, _ := genShape.Draw(t, "shape").drawKey(t, genScope.Draw(t, "scope"))
+		if !k.Valid() {
+			return // a refused argument
+		}
+		cf := genFamily.Draw(t, "family")
+		if r := (SystemScope{}).FullFamily(cf); r.Contains(k) != (k.Family() == cf) || r.WithinOneScope() {
+			t.Fatalf("SystemScope.FullFamily(%s) = %v contains %v: %v", cf, r, k, r.Contains(k))
+		}
+		sc := rapid.SampledFrom(scans).Draw(t, "scan")
+		a := sc.draw(t, TenantScope{})
+		r := sc.scanRange(a)
+		want := k.Family() == sc.layout.Family && bytes.HasPrefix(k.Bytes(), sc.lower(a))
+		if r.Contains(k) != want || inBounds(k.Bytes(), r.lower, r.upper) != want && k.Family() == r.Family() {
+			t.Fatalf("%s = %v contains %v: %v, want %v", sc.name, r, k, r.Contains(k), want)
+		}
+		if !bytes.Equal(r.lower, sc.lower(a)) || !bytes.Equal(r.upper, refSucc(sc.lower(a))) || !r.WithinOneScope() {
+			t.Fatalf("%s = %v, want [%x, %x)", sc.name, r, sc.lower(a), refSucc(sc.lower(a)))
+		}
+		if probe, inside := sc.probe(t, TenantScope{}, a); r.Contains(probe) != inside {
+			t.Fatalf("%s = %v contains %v: %v, want %v", sc.name, r, probe, r.Contains(probe), inside)
 		}
 	})
 }

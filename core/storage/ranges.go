@@ -13,22 +13,17 @@ import (
 
 func idRange(cf ColumnFamily, s TenantScope, id uuid.UUID) ScanRange {
 	var k Key
-	b := startPrefix(&k, cf, s)
-	if !b.valid {
-		return ScanRange{}
-	}
-	return b.id(id).prefixRange()
+	return startPrefix(&k, cf, s).id(id).prefixRange()
 }
 
 // TenantAll is every row of one family in one tenant: whole-tenant export,
 // GDPR verification passes, and pagination roots.
 func TenantAll(s TenantScope, cf ColumnFamily) ScanRange {
-	var k Key
-	b := startPrefix(&k, cf, s)
-	if !b.valid || !cf.Valid() {
+	if !cf.Valid() {
 		return ScanRange{}
 	}
-	return b.prefixRange()
+	var k Key
+	return startPrefix(&k, cf, s).prefixRange()
 }
 
 // NodeHistory is every version of one node, latest valid time first.
@@ -47,11 +42,7 @@ func AdjacencyInRange(s TenantScope, to uuid.UUID) ScanRange { return idRange(Ad
 
 func adjacencyTypeRange(cf ColumnFamily, s TenantScope, anchor uuid.UUID, edgeType EdgeTypeHash) ScanRange {
 	var k Key
-	b := startPrefix(&k, cf, s)
-	if !b.valid {
-		return ScanRange{}
-	}
-	return b.id(anchor).u64(uint64(edgeType)).prefixRange()
+	return startPrefix(&k, cf, s).id(anchor).u64(uint64(edgeType)).prefixRange()
 }
 
 // AdjacencyOutTypeRange is the outgoing adjacency rows of from with one edge type.
@@ -68,11 +59,7 @@ func AdjacencyInTypeRange(s TenantScope, to uuid.UUID, edgeType EdgeTypeHash) Sc
 // row of the tenant whose valid start is at or before t, latest first.
 func ValidTimeFrom(s TenantScope, t Timestamp) ScanRange {
 	var k Key
-	b := startPrefix(&k, ValidTimeIndex, s)
-	if !b.valid {
-		return ScanRange{}
-	}
-	return b.inv(t).fromRange()
+	return startPrefix(&k, ValidTimeIndex, s).inv(t).fromRange()
 }
 
 // TxTimeBetween is every tx_time_index row of the tenant whose tx start lies
@@ -93,21 +80,13 @@ func TxTimeBetween(s TenantScope, from, to Timestamp) (ScanRange, error) {
 // VectorHistory is every version of one node's embedding under one model.
 func VectorHistory(s TenantScope, node uuid.UUID, model ModelID) ScanRange {
 	var k Key
-	b := startPrefix(&k, Vectors, s)
-	if !b.valid {
-		return ScanRange{}
-	}
-	return b.id(node).u64(uint64(model)).prefixRange()
+	return startPrefix(&k, Vectors, s).id(node).u64(uint64(model)).prefixRange()
 }
 
 // SchemaHistory is every tx version of one label's schema row, latest first.
 func SchemaHistory(s TenantScope, label LabelHash) ScanRange {
 	var k Key
-	b := startPrefix(&k, Schema, s)
-	if !b.valid {
-		return ScanRange{}
-	}
-	return b.u64(uint64(label)).prefixRange()
+	return startPrefix(&k, Schema, s).u64(uint64(label)).prefixRange()
 }
 
 // EdgeTypeHistory is every registration row of edge type hash h, latest
@@ -125,60 +104,47 @@ func SourceSpans(s TenantScope, source uuid.UUID) ScanRange { return idRange(Spa
 
 // JobsInState is the tenant's jobs in one state, by priority byte, then FIFO.
 func JobsInState(s TenantScope, state JobState) ScanRange {
-	var k Key
-	b := startPrefix(&k, Jobs, s)
-	if !b.valid || !state.Valid() {
+	if !state.Valid() {
 		return ScanRange{}
 	}
-	return b.u8(uint8(state)).prefixRange()
+	var k Key
+	return startPrefix(&k, Jobs, s).u8(uint8(state)).prefixRange()
 }
 
 // JobsInStatePriority is the tenant's jobs in one state and priority, FIFO.
 func JobsInStatePriority(s TenantScope, state JobState, priority uint8) ScanRange {
-	var k Key
-	b := startPrefix(&k, Jobs, s)
-	if !b.valid || !state.Valid() {
+	if !state.Valid() {
 		return ScanRange{}
 	}
-	return b.u8(uint8(state)).u8(priority).prefixRange()
+	var k Key
+	return startPrefix(&k, Jobs, s).u8(uint8(state)).u8(priority).prefixRange()
 }
 
 // BitmapLabelRange is every bitmap_index row of one (tenant, label).
 func BitmapLabelRange(s TenantScope, label LabelHash) ScanRange {
 	var k Key
-	b := startPrefix(&k, BitmapIndex, s)
-	if !b.valid {
-		return ScanRange{}
-	}
-	return b.u64(uint64(label)).prefixRange()
+	return startPrefix(&k, BitmapIndex, s).u64(uint64(label)).prefixRange()
 }
 
 // BitmapPostingsRange is every posting list of one property of one label:
 // its equality buckets and range bands.
 func BitmapPostingsRange(s TenantScope, label LabelHash, property PropertyHash) ScanRange {
 	var k Key
-	b := startPrefix(&k, BitmapIndex, s)
-	if !b.valid {
-		return ScanRange{}
-	}
-	return b.u64(uint64(label)).u8(uint8(BitmapPosting)).u64(uint64(property)).prefixRange()
-}
-
-// entityFamilies are the families whose keys put a logical id right after
-// the scope.
-var entityFamilies = [...]bool{
-	NodeVersions: true, EdgeVersions: true, AdjacencyOut: true, AdjacencyIn: true,
-	Vectors: true, Sources: true, Spans: true, Traces: true, Jobs: false, BitmapIndex: false,
+	return startPrefix(&k, BitmapIndex, s).u64(uint64(label)).u8(uint8(BitmapPosting)).u64(uint64(property)).prefixRange()
 }
 
 // TenantAllAfterEntity is the rest of the tenant's rows of family cf after
-// every row of entity id: the pagination cursor of entity-keyed families.
+// every row of entity id: the pagination cursor of the families keyed by
+// entity. Another family is refused with ErrNotKeyedByEntity.
 func TenantAllAfterEntity(s TenantScope, cf ColumnFamily, id uuid.UUID) (ScanRange, error) {
 	if s.IsZero() {
 		return ScanRange{}, ErrInvalidRange
 	}
-	if !cf.Valid() || !entityFamilies[cf] {
-		return ScanRange{}, fmt.Errorf("tenant all after entity: family %s is not keyed by entity: %w", cf, ErrUnknownFamily)
+	if !cf.Valid() {
+		return ScanRange{}, fmt.Errorf("tenant all after entity: %w %d", ErrUnknownFamily, uint8(cf))
+	}
+	if !cf.KeyedByEntity() {
+		return ScanRange{}, fmt.Errorf("tenant all after entity: %s: %w", cf, ErrNotKeyedByEntity)
 	}
 	var k Key
 	lo := startPrefix(&k, cf, s).id(id)
@@ -225,7 +191,7 @@ func (SystemScope) FullFamily(cf ColumnFamily) ScanRange {
 	if !cf.Valid() {
 		return ScanRange{}
 	}
-	return ScanRange{family: cf, lower: make([]byte, ScopeLen), crossesScopes: true}
+	return ScanRange{family: cf, lower: make([]byte, ScopeLen), system: true, crossesScopes: true}
 }
 
 // JobsInState is the system jobs in one state, by priority, then FIFO.
@@ -236,8 +202,7 @@ func (s SystemScope) JobsInState(state JobState) ScanRange {
 		return ScanRange{}
 	}
 	var k Key
-	b := startSystemPrefix(&k, Jobs)
-	return b.u8(uint8(state)).prefixRange()
+	return startSystemPrefix(&k, Jobs).u8(uint8(state)).prefixRange()
 }
 
 // VectorModels is every row of the embedding-model registry.
@@ -245,8 +210,7 @@ func (s SystemScope) JobsInState(state JobState) ScanRange {
 //telha:restricted system use the model registry in telha.dev/core/storage/system/models
 func (s SystemScope) VectorModels() ScanRange {
 	var k Key
-	b := startSystemPrefix(&k, Schema)
-	return b.prefixRange()
+	return startSystemPrefix(&k, Schema).prefixRange()
 }
 
 // VectorModelHistory is every tx version of one embedding model, latest first.
@@ -254,14 +218,15 @@ func (s SystemScope) VectorModels() ScanRange {
 //telha:restricted system use the model registry in telha.dev/core/storage/system/models
 func (s SystemScope) VectorModelHistory(model ModelID) ScanRange {
 	var k Key
-	b := startSystemPrefix(&k, Schema)
-	return b.u64(uint64(model)).prefixRange()
+	return startSystemPrefix(&k, Schema).u64(uint64(model)).prefixRange()
 }
 
-// FromStoredBounds rehydrates a range from bounds that this tree emitted
-// earlier (a GDPR replay program). It re-checks confinement: lower must hold
-// a whole scope, upper must lie above lower and at or below that scope's
-// upper bound, so the result never spans two scopes.
+// FromStoredBounds rehydrates a tenant's range from bounds that this tree
+// emitted earlier (a GDPR replay program). It re-checks tenant confinement:
+// lower must start with a tenant scope (not the all-zero system prefix, nor
+// a half-nil one), upper must lie above lower and at or below that scope's
+// upper bound, so the result never spans two scopes and never reaches a
+// system row.
 //
 //telha:restricted rawbytes use a typed range constructor such as storage.TenantAll
 func FromStoredBounds(cf ColumnFamily, lower, upper []byte) (ScanRange, error) {
@@ -270,6 +235,12 @@ func FromStoredBounds(cf ColumnFamily, lower, upper []byte) (ScanRange, error) {
 	}
 	if len(lower) < ScopeLen {
 		return ScanRange{}, fmt.Errorf("stored bounds of %s: lower bound of %d bytes: %w", cf, len(lower), ErrWrongLength)
+	}
+	switch scope := lower[:ScopeLen]; {
+	case isSystemPrefix(scope):
+		return ScanRange{}, fmt.Errorf("stored bounds of %s: the system prefix: %w", cf, ErrNilScope)
+	case !isTenantPrefix(scope):
+		return ScanRange{}, fmt.Errorf("stored bounds of %s: scope %x: %w", cf, scope, ErrHalfNilScope)
 	}
 	buf := make([]byte, 0, len(lower)+max(len(upper), ScopeLen))
 	buf = append(buf, lower...)

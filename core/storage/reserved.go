@@ -5,9 +5,10 @@ import (
 	"lukechampine.com/blake3"
 )
 
-// RedactionChunkIndex is the reserved slot of the sources family (spec §3.7):
-// inv(u64::MAX) == 0, so redaction and blocklist rows sort first for their
-// id, and no real chunk index or tx time can collide with it.
+// RedactionChunkIndex is the reserved slot of the sources family
+// (docs/design.md, Reserved rows): math.MaxUint64, stored inverted as eight
+// zero bytes, so redaction and blocklist rows sort first for their id, and
+// no real chunk index or tx time can collide with it.
 const RedactionChunkIndex uint64 = 1<<64 - 1
 
 // blocklistNamespace keeps blocklist ids apart from real blob ids, which

@@ -61,6 +61,19 @@ func (s TenantScope) String() string {
 //telha:restricted system use a TenantScope from storage.NewTenantScope; system rows are reached only through the facades under telha.dev/core/storage/system
 type SystemScope struct{}
 
+// isTenantPrefix reports whether the 32 bytes p are a tenant scope: both
+// the tenant and the organization id set. A half-nil prefix is neither a
+// tenant nor the system scope.
+func isTenantPrefix(p []byte) bool {
+	return uuid.UUID(p[0:16]) != uuid.Nil && uuid.UUID(p[16:ScopeLen]) != uuid.Nil
+}
+
+// isSystemPrefix reports whether the 32 bytes p are the all-zero prefix of
+// the system scope.
+func isSystemPrefix(p []byte) bool {
+	return uuid.UUID(p[0:16]) == uuid.Nil && uuid.UUID(p[16:ScopeLen]) == uuid.Nil
+}
+
 // KeyScope is the scope read out of key bytes by a decoder. It may be the
 // system scope (both ids nil). It exists for forensics and validation only:
 // no constructor accepts it, so decoded bytes cannot become a key or a range.

@@ -35,8 +35,8 @@ func fromOrdered(v uint64) Timestamp { return Timestamp(v ^ (1 << 63)) }
 
 // invert is the one inversion rule: applied to an ordered value it makes later
 // times sort first under RocksDB's ascending byte order. It is its own
-// inverse. inv(u64::MAX) == 0, which is why the reserved redaction slot sorts
-// first in the sources family.
+// inverse. invert(math.MaxUint64) == 0, which is why the reserved redaction
+// slot sorts first in the sources family.
 func invert(v uint64) uint64 { return ^v }
 
 // inverted is invert(ordered(t)), the encoding of every latest-first

@@ -8,6 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
 )
@@ -34,15 +35,25 @@ var (
 
 	// ErrRowsExhausted reports a label that used up its 2^32-1 row ids.
 	ErrRowsExhausted = errors.New("bitmap row ids exhausted")
+
+	// ErrNoEngine reports an Index without an engine (the zero value, or
+	// New(nil)), or a query given a nil reader.
+	ErrNoEngine = errors.New("no engine")
+
+	// ErrMismatchedVersions reports an IndexNode call whose before and
+	// after versions belong to different nodes.
+	ErrMismatchedVersions = errors.New("before and after versions of different nodes")
 )
 
 // Index is the bitmap predicate index on one engine. Register it on the
-// temporal store (temporal.Options.Indexers or Store.RegisterIndexer); it
-// holds no state between calls, and the store's write lock serialises its
-// writes.
+// temporal store (temporal.Options.Indexers or Store.RegisterIndexer); the
+// store's write lock serialises its writes. Between calls it keeps only a
+// cache of the logical ids of row ids (see rowCache), which a tenant wipe
+// through storage.WipeTenant on the same engine value clears.
 type Index struct {
 	eng      storage.Engine
 	capacity uint32
+	rows     rowCache
 }
 
 // New returns an index over eng.
@@ -50,8 +61,13 @@ func New(eng storage.Engine, opts Options) *Index {
 	if opts.DistinctCap == 0 {
 		opts.DistinctCap = DefaultDistinctCap
 	}
-	return &Index{eng: eng, capacity: min(opts.DistinctCap, Overflow-1)}
+	ix := &Index{eng: eng, capacity: min(opts.DistinctCap, Overflow-1)}
+	storage.OnWipe(eng, ix, (*Index).forget)
+	return ix
 }
+
+// forget drops what the index caches of a wiped tenant.
+func (ix *Index) forget(scope storage.TenantScope) { ix.rows.forget(scope) }
 
 var _ temporal.Indexer = (*Index)(nil)
 
@@ -61,6 +77,12 @@ var _ temporal.Indexer = (*Index)(nil)
 // record of what is indexed, so the index converges even if a caller's
 // before is stale.
 func (ix *Index) IndexNode(b *storage.Batch, scope storage.TenantScope, before, after *temporal.Version) error {
+	if ix.eng == nil {
+		return fmt.Errorf("bitmap index: %w", ErrNoEngine)
+	}
+	if before != nil && after != nil && before.ID != after.ID {
+		return fmt.Errorf("bitmap index: before %s, after %s: %w", before.ID, after.ID, ErrMismatchedVersions)
+	}
 	var id uuid.UUID
 	var labels []string
 	if before != nil {

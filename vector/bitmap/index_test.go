@@ -8,9 +8,10 @@ import (
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
-	"telha.dev/vector/internal/testengine"
 )
 
 // open returns a temporal store with an index registered on it.
@@ -29,9 +30,10 @@ func assertNode(t testing.TB, ts *temporal.Store, scope storage.TenantScope, id 
 }
 
 func TestEqualAndRange(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{})
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		ids := make([]uuid.UUID, 6)
 		ages := []int64{-50, 5, 15, 15, 250, 2_000_000}
 		for i := range ids {
@@ -86,9 +88,9 @@ func TestEqualAndRange(t *testing.T) {
 }
 
 func TestQueryErrors(t *testing.T) {
-	e := testengine.Open(t, "memory")
+	e := storage.NewMemoryEngine()
 	ix := New(e, Options{})
-	scope := testengine.Scope(t)
+	scope := storagetest.TenantScope(t)
 	nan := temporal.Float(math.NaN())
 	for name, err := range map[string]error{
 		"zero scope":   errOnly(ix.Equal(e, zeroScope, "L", "p", temporal.Int(1))),
@@ -110,9 +112,10 @@ func errOnly(_ []uuid.UUID, err error) error { return err }
 // TestTenantIsolation: three tenants index the same node ids with different
 // values; each query sees only its own tenant's nodes.
 func TestTenantIsolation(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{})
-		scopes := []storage.TenantScope{testengine.Scope(t), testengine.Scope(t), testengine.Scope(t)}
+		scopes := []storage.TenantScope{storagetest.TenantScope(t), storagetest.TenantScope(t), storagetest.TenantScope(t)}
 		ids := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
 		for ti, scope := range scopes {
 			for ni, id := range ids {
@@ -143,9 +146,10 @@ func TestTenantIsolation(t *testing.T) {
 // and out of postings; emptied postings are deleted, not stored empty, and
 // row ids are not reused.
 func TestLifecycle(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{})
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		id := uuid.New()
 		check := func(step, label string, v int64, want bool) {
 			t.Helper()
@@ -186,9 +190,10 @@ func TestLifecycle(t *testing.T) {
 // numeric equality still answers exactly through the bands, other kinds
 // fail with ErrOverflow.
 func TestOverflow(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{DistinctCap: 3})
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		ids := make([]uuid.UUID, 5)
 		for i := range ids {
 			ids[i] = uuid.New()
@@ -268,7 +273,8 @@ var (
 // brute-force filter over the reference model.
 func TestIndexMatchesBruteForce(t *testing.T) {
 	const distinctCap = 3
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{DistinctCap: distinctCap})
 		intVal := rapid.OneOf(rapid.Int64Range(-20, 20), rapid.SampledFrom([]int64{
 			math.MinInt64, -1e12, -1e6 - 1, -1000, -10, 0, 9, 10, 1e5, 1e9, 1e12, math.MaxInt64}))
@@ -287,7 +293,7 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 			return temporal.Bool(rapid.Bool().Draw(t, "bool"))
 		}
 		rapid.Check(t, func(rt *rapid.T) {
-			scope := testengine.Scope(t)
+			scope := storagetest.TenantScope(t)
 			m := &model{nodes: map[uuid.UUID]temporal.NodeFact{}, overflow: map[[2]string]bool{}}
 			ids := make([]uuid.UUID, rapid.IntRange(1, 10).Draw(rt, "ids"))
 			for i := range ids {
@@ -379,9 +385,10 @@ var zeroScope storage.TenantScope
 // (Found by TestIndexMatchesBruteForce: overflow once cleared the staged
 // postings of every label.)
 func TestOverflowOneLabelOnly(t *testing.T) {
-	testengine.Each(t, func(t *testing.T, e storage.Engine) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
 		ts, ix := open(e, Options{DistinctCap: 1})
-		scope := testengine.Scope(t)
+		scope := storagetest.TenantScope(t)
 		x, y := uuid.New(), uuid.New()
 		assertNode(t, ts, scope, y, []string{"B"}, temporal.Properties{"s": temporal.String("y")})
 		assertNode(t, ts, scope, x, []string{"A", "B"}, temporal.Properties{"s": temporal.String("x")})

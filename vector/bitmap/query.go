@@ -7,6 +7,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
 )
@@ -14,7 +15,7 @@ import (
 // Equal returns the nodes with label whose property equals v (same kind;
 // floats bitwise), in row-id order. r is the engine or a snapshot of it.
 func (ix *Index) Equal(r storage.Reader, scope storage.TenantScope, label, property string, v temporal.Value) ([]uuid.UUID, error) {
-	if err := checkQuery(scope, label, property); err != nil {
+	if err := checkQuery(r, scope, label, property); err != nil {
 		return nil, err
 	}
 	if v.Kind < temporal.KindString || v.Kind > temporal.KindBytes {
@@ -30,25 +31,25 @@ func (ix *Index) Equal(r storage.Reader, scope storage.TenantScope, label, prope
 		if err != nil {
 			return nil, fmt.Errorf("equal %s.%s: %w", label, property, err)
 		}
-		return ids(r, scope, lh, bm)
+		return ix.ids(r, scope, lh, bm)
 	}
 	b, ok := band(asFloat(v))
 	if !numeric(v.Kind) || !ok {
 		return nil, fmt.Errorf("equal %s.%s = %#v: %w", label, property, v, ErrOverflow)
 	}
 	match := func(e entry) bool { return e.kind == v.Kind && e.value().Equal(v) }
-	bm, err := recheck(r, scope, lh, ph, bandBucket(v.Kind, b), match)
+	bm, err := ix.recheck(r, scope, lh, ph, bandBucket(v.Kind, b), match)
 	if err != nil {
 		return nil, fmt.Errorf("equal %s.%s: %w", label, property, err)
 	}
-	return ids(r, scope, lh, bm)
+	return ix.ids(r, scope, lh, bm)
 }
 
 // Range returns the nodes with label whose property lies in [lo, hi], in
 // row-id order. lo and hi must both be ints or both floats, and not NaN;
 // only values of that kind match.
 func (ix *Index) Range(r storage.Reader, scope storage.TenantScope, label, property string, lo, hi temporal.Value) ([]uuid.UUID, error) {
-	if err := checkQuery(scope, label, property); err != nil {
+	if err := checkQuery(r, scope, label, property); err != nil {
 		return nil, err
 	}
 	if !numeric(lo.Kind) || lo.Kind != hi.Kind || math.IsNaN(asFloat(lo)) || math.IsNaN(asFloat(hi)) {
@@ -80,7 +81,7 @@ func (ix *Index) Range(r storage.Reader, scope storage.TenantScope, label, prope
 		out.Or(bm)
 	}
 	for _, b := range []uint8{bl, bh} {
-		bm, err := recheck(r, scope, lh, ph, bandBucket(lo.Kind, b), in)
+		bm, err := ix.recheck(r, scope, lh, ph, bandBucket(lo.Kind, b), in)
 		if err != nil {
 			return nil, fmt.Errorf("range %s.%s: %w", label, property, err)
 		}
@@ -89,10 +90,13 @@ func (ix *Index) Range(r storage.Reader, scope storage.TenantScope, label, prope
 			break
 		}
 	}
-	return ids(r, scope, lh, out)
+	return ix.ids(r, scope, lh, out)
 }
 
-func checkQuery(scope storage.TenantScope, label, property string) error {
+func checkQuery(r storage.Reader, scope storage.TenantScope, label, property string) error {
+	if r == nil {
+		return fmt.Errorf("query %q.%q: %w", label, property, ErrNoEngine)
+	}
 	if scope.IsZero() || label == "" || property == "" {
 		return fmt.Errorf("query %q.%q in %s: %w", label, property, scope, ErrInvalidQuery)
 	}
@@ -101,17 +105,19 @@ func checkQuery(scope storage.TenantScope, label, property string) error {
 
 // recheck returns the rows of one band posting whose stored entry for prop
 // satisfies match.
-func recheck(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, prop storage.PropertyHash, bucket storage.BucketHash, match func(entry) bool) (*roaring.Bitmap, error) {
+func (ix *Index) recheck(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, prop storage.PropertyHash, bucket storage.BucketHash, match func(entry) bool) (*roaring.Bitmap, error) {
 	bm, err := readPosting(r, storage.BitmapPostingKey(scope, label, prop, bucket))
 	if err != nil {
 		return nil, err
 	}
+	rows := bm.ToArray()
+	ids := make([]uuid.UUID, len(rows))
+	if err := ix.resolve(r, scope, label, rows, ids); err != nil {
+		return nil, err
+	}
 	out := roaring.New()
-	for row := range roaring.Values(bm) {
-		id, err := rowID(r, scope, label, row)
-		if err != nil {
-			return nil, err
-		}
+	for i, row := range rows {
+		id := ids[i]
 		rm, found, err := readRevMap(r, storage.BitmapRevMapKey(scope, label, id))
 		if err != nil {
 			return nil, err
@@ -129,16 +135,31 @@ func recheck(r storage.Reader, scope storage.TenantScope, label storage.LabelHas
 }
 
 // ids maps rows to logical ids through the id map, in row order.
-func ids(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, bm *roaring.Bitmap) ([]uuid.UUID, error) {
-	out := make([]uuid.UUID, 0, bm.GetCardinality())
-	for row := range roaring.Values(bm) {
-		id, err := rowID(r, scope, label, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, id)
+func (ix *Index) ids(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, bm *roaring.Bitmap) ([]uuid.UUID, error) {
+	rows := bm.ToArray()
+	out := make([]uuid.UUID, len(rows))
+	if err := ix.resolve(r, scope, label, rows, out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// resolve sets out[i] to the logical id of rows[i]. A query through the
+// index's own engine goes through the row cache; one through a snapshot
+// reads the snapshot's id map rows, since the cache follows the engine's
+// present, which an old snapshot may predate (a wipe restarts row ids).
+func (ix *Index) resolve(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, rows []uint32, out []uuid.UUID) error {
+	if e, ok := r.(storage.Engine); ok && ix.eng != nil && storage.Identifiable(e) && e == ix.eng {
+		return ix.rows.of(scope, label).resolve(r, scope, label, rows, out)
+	}
+	for i, row := range rows {
+		id, err := rowID(r, scope, label, row)
+		if err != nil {
+			return err
+		}
+		out[i] = id
+	}
+	return nil
 }
 
 func rowID(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, row uint32) (uuid.UUID, error) {

@@ -11,7 +11,9 @@
 // the call, and so that a generic helper instantiated with a type sees it
 // at the instantiation. The standard library is not followed: its
 // reflection (fmt, encoding/json) reads values, it does not hand out
-// their methods and fields.
+// their methods and fields. Nor is the authority: what it does with its
+// own values is what the rules protect, not a bypass of them, so its
+// functions get no Passes fact and its callers see no sink.
 //
 // Out of reach: values that travel through struct fields, maps, slices or
 // channels of interface type, through results of interface type, through
@@ -32,6 +34,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"telha.dev/analyzers/authority"
+	"telha.dev/analyzers/internal/marks"
 )
 
 // A Sink is a place where values or types reach reflect or unsafe.
@@ -104,6 +107,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "telhaflow",
 	Doc:        "finds where values and types reach reflect and unsafe, for the Telha rules",
 	Run:        run,
+	Requires:   []*analysis.Analyzer{marks.Analyzer},
 	FactTypes:  []analysis.Fact{new(Passes)},
 	ResultType: reflect.TypeFor[*Result](),
 }
@@ -111,6 +115,9 @@ var Analyzer = &analysis.Analyzer{
 func run(pass *analysis.Pass) (any, error) {
 	if pass.Module == nil || pass.Module.Path == "" {
 		return &Result{}, nil // the standard library
+	}
+	if pass.ResultOf[marks.Analyzer].(*marks.Set).Inside {
+		return &Result{}, nil // the authority
 	}
 	if !mayFlow(pass.Pkg) {
 		return &Result{}, nil

@@ -29,10 +29,16 @@ func IsCgoOutput(f *ast.File) bool {
 
 // IsCgoSupport reports whether f is a file that cgo generated for the
 // package as a whole (_cgo_gotypes.go, _cgo_import.go), which holds no
-// code of the package's author.
+// code of the package's author. The _cgo_import.go of a package that the
+// go command also compiles carries no header: it is only a package clause
+// and //go:cgo_import_dynamic directives, which the compiler accepts in
+// cgo's output alone.
 func IsCgoSupport(f *ast.File) bool {
 	if IsCgoOutput(f) {
 		return false
+	}
+	if isDynImport(f) {
+		return true
 	}
 	for _, group := range f.Comments {
 		if group.Pos() > f.Package {
@@ -186,6 +192,22 @@ func Dirs(pass *analysis.Pass) []string {
 	}
 	slices.Sort(dirs)
 	return slices.Compact(dirs)
+}
+
+// isDynImport reports whether f is the list of dynamic imports that cgo
+// writes for a compiled package: no declarations, only cgo directives.
+func isDynImport(f *ast.File) bool {
+	if len(f.Decls) > 0 || len(f.Comments) == 0 {
+		return false
+	}
+	for _, group := range f.Comments {
+		for _, c := range group.List {
+			if !strings.HasPrefix(c.Text, "//go:cgo_") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // lineFile returns the file name of a //line directive "//line name:line:col".

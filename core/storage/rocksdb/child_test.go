@@ -18,6 +18,7 @@ const childEnv = "TELHA_ROCKSDB_CHILD"
 var childModes = map[string]func(t *testing.T, path string, extra string){
 	"hold":  holdChild,
 	"crash": crashChild,
+	"fill":  fillChild,
 }
 
 func TestChild(t *testing.T) {
@@ -41,11 +42,12 @@ type child struct {
 	out   *bufio.Scanner
 }
 
-// startChild runs TestChild in a new process of this binary.
-func startChild(t *testing.T, mode, path, extra string) *child {
+// startChild runs TestChild in a new process of this binary, with env
+// added to its environment.
+func startChild(t *testing.T, mode, path, extra string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+mode+":"+path+"|"+extra)
+	cmd.Env = append(append(os.Environ(), env...), childEnv+"="+mode+":"+path+"|"+extra)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

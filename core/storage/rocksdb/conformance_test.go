@@ -1,24 +1,23 @@
-package rocksdb
+package rocksdb_test
 
 import (
 	"testing"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/rocksdb"
 	"telha.dev/core/storage/storagetest"
 )
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	storagetest.Run(t, storagetest.Harness{
-		New: func(t testing.TB) storage.Engine {
-			e, err := Open(testConfig(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return e
-		},
+		New: func(t testing.TB) storage.Engine { return storagetest.OpenRocksDB(t, t.TempDir()) },
 		OpenCheckpoint: func(t testing.TB, dir string) storage.Engine {
-			e, err := Open(Config{Path: dir, MemtableSize: testMemtableSize})
+			// A checkpoint is opened as a restore would open it: every key
+			// checked.
+			cfg := storagetest.RocksDBConfig(dir)
+			cfg.CreateIfMissing, cfg.VerifyKeys = false, true
+			e, err := rocksdb.Open(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

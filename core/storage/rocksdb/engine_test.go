@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -423,6 +424,35 @@ func TestCheckpoint(t *testing.T) {
 	}
 }
 
+// TestCheckpointInsideStore refuses checkpoint targets of the store's own
+// making: a directory inside the store (RocksDB would nest a copy among
+// its own files), however the path is spelled, and a symbolic link to a
+// directory, which exists.
+func TestCheckpointInsideStore(t *testing.T) {
+	e := newTestEngine(t)
+	linked := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(linked, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir  string
+		want error
+	}{
+		{filepath.Join(e.path, "checkpoint"), ErrBadPath},
+		{filepath.Join(e.path, "sub", "..", "checkpoint"), ErrBadPath},
+		{e.path + "/./checkpoint", ErrBadPath},
+		{link, fs.ErrExist},
+	} {
+		if err := e.Checkpoint(tt.dir); !errors.Is(err, tt.want) {
+			t.Errorf("Checkpoint(%s) = %v, want %v", tt.dir, err, tt.want)
+		}
+	}
+	if entries, err := os.ReadDir(linked); err != nil || len(entries) != 0 {
+		t.Errorf("the linked directory holds %d entries, %v", len(entries), err)
+	}
+}
+
 func TestZeroValuesAndClosed(t *testing.T) {
 	e := newTestEngine(t)
 	var zk storage.Key
@@ -470,7 +500,7 @@ func scanErr(r storage.Reader, rng storage.ScanRange) error {
 }
 
 // TestFamilyOptions reads the OPTIONS file RocksDB writes at open and checks
-// the per-family options of spec §8.
+// the per-family options of docs/design.md, Engines.
 func TestFamilyOptions(t *testing.T) {
 	cfg := testConfig(t)
 	openTest(t, cfg)
@@ -545,7 +575,7 @@ func TestWriteDurableSyncs(t *testing.T) {
 
 // walSyncs reads the cumulative WAL sync count from the "rocksdb.dbstats"
 // property, whose line reads "Cumulative WAL: 3 writes, 1 syncs, ...".
-func walSyncs(t *testing.T, e *Engine) int {
+func walSyncs(t testing.TB, e *Engine) int {
 	t.Helper()
 	stats := e.db.GetProperty("rocksdb.dbstats")
 	for line := range strings.Lines(stats) {

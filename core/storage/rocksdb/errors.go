@@ -2,16 +2,30 @@ package rocksdb
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+
+	"telha.dev/core/storage"
 )
 
 // Errors of Open. Each is wrapped with the path and, where it applies, the
-// column family; test with errors.Is.
+// column family; test with errors.Is. Open also returns storage.ErrCorrupt
+// (as a *CorruptError where the damaged file is known) and
+// storage.ErrNoSpace.
 var (
 	// ErrNotExist reports a path that holds no store (missing, or an empty
 	// directory) while Config.CreateIfMissing is false. It also wraps
 	// fs.ErrNotExist when the directory itself is missing.
 	ErrNotExist = errors.New("no store at path")
+
+	// ErrBadPath reports a path that cannot name a store directory: empty,
+	// holding a NUL byte, or passing through something that is not a
+	// directory.
+	ErrBadPath = errors.New("path cannot hold a store")
+
+	// ErrBadConfig reports a Config that Open will not use, such as a
+	// MemtableSize above MaxMemtableSize.
+	ErrBadConfig = errors.New("bad engine configuration")
 
 	// ErrLocked reports a store that another open engine holds, in this
 	// process or another: RocksDB's LOCK file admits one opener at a time.
@@ -42,4 +56,44 @@ func isLockError(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "IO error: ") &&
 		(strings.Contains(msg, "lock hold by current process") || strings.Contains(msg, "While lock file"))
+}
+
+// CorruptError reports damage found in one file of a store: a write-ahead
+// log record whose checksum or sequence is wrong, or acknowledged writes
+// missing from the end of the log. It matches storage.ErrCorrupt. The store
+// is left as it was found; `telha repair -data DIR` (Repair) drops what
+// cannot be read and says what it dropped.
+type CorruptError struct {
+	File   string // the damaged file's path
+	Offset int64  // where in File the damage starts; -1 when not known
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	if e.Offset < 0 {
+		return fmt.Sprintf("%s: %s: %s", e.File, storage.ErrCorrupt, e.Reason)
+	}
+	return fmt.Sprintf("%s at offset %d: %s: %s", e.File, e.Offset, storage.ErrCorrupt, e.Reason)
+}
+
+// Is makes errors.Is(err, storage.ErrCorrupt) true.
+func (e *CorruptError) Is(target error) bool { return target == storage.ErrCorrupt }
+
+// classify wraps an error returned by RocksDB with the storage sentinel its
+// status names. The C API returns only a message, so this reads the two
+// status texts of RocksDB 7.8 that callers must be able to test for:
+// "Corruption: ..." and an IO error for a full device. Anything else keeps
+// RocksDB's message alone, and nil stays nil.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "Corruption: "):
+		return fmt.Errorf("%w: %v", storage.ErrCorrupt, err)
+	case strings.Contains(msg, "No space left on device"):
+		return fmt.Errorf("%w: %v", storage.ErrNoSpace, err)
+	}
+	return err
 }

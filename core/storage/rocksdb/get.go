@@ -2,7 +2,6 @@ package rocksdb
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -10,12 +9,12 @@ import (
 )
 
 // Get returns a copy of the value stored at k, or storage.ErrNotFound.
-func (e *Engine) Get(k storage.Key) ([]byte, error) { return e.get(e.read, nil, k) }
-
-// keyBuffers holds key-sized buffers for get. Pointers passed to cgo
-// escape, so handing RocksDB the bytes inside k would move every Key to the
-// heap: one allocation per Get, about a tenth of an absent-key lookup.
-var keyBuffers = sync.Pool{New: func() any { return new([storage.MaxKeyLen]byte) }}
+func (e *Engine) Get(k storage.Key) ([]byte, error) {
+	if e == nil {
+		return nil, fmt.Errorf("get: %w", storage.ErrNotOpen)
+	}
+	return e.get(e.read, nil, k)
+}
 
 // get reads k with ro, on behalf of snapshot s when not nil. The value is
 // read pinned in RocksDB's memory (no C-side copy), copied once into Go
@@ -26,14 +25,14 @@ func (e *Engine) get(ro *grocksdb.ReadOptions, s *Snapshot, k storage.Key) ([]by
 		return nil, storage.ErrInvalidKey
 	}
 	if err := e.enter(s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("get: %w", err)
 	}
 	defer e.mu.RUnlock()
 	buf := keyBuffers.Get().(*[storage.MaxKeyLen]byte)
 	defer keyBuffers.Put(buf)
 	h, err := e.db.GetPinnedCF(ro, e.families[k.Family()], k.AppendTo(buf[:0]))
 	if err != nil {
-		return nil, fmt.Errorf("get %s: %w", k, err)
+		return nil, fmt.Errorf("get %s: %w", k, classify(err))
 	}
 	if !h.Exists() {
 		return nil, storage.ErrNotFound

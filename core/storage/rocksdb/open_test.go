@@ -2,6 +2,7 @@ package rocksdb
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/linxGnu/grocksdb"
 
 	"telha.dev/core/storage"
@@ -242,4 +244,111 @@ func dirContents(t *testing.T, path string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestOpenBadPaths opens paths that cannot name a store: each fails with
+// ErrBadPath, names the cause, and creates nothing, with or without
+// CreateIfMissing. RocksDB would take a path with a NUL byte for the part
+// before it.
+func TestOpenBadPaths(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	writeFile(t, file, "not a directory")
+	for _, tt := range []struct {
+		name, path string
+	}{
+		{"empty", ""},
+		{"NUL byte", filepath.Join(dir, "store\x00tail")},
+		{"NUL byte only", "\x00"},
+		{"under a file", filepath.Join(file, "store")},
+		{"deep under a file", filepath.Join(file, "a", "b", "store")},
+	} {
+		for _, create := range []bool{false, true} {
+			before := dirContents(t, dir)
+			e, err := Open(Config{Path: tt.path, CreateIfMissing: create, MemtableSize: testMemtableSize})
+			if err == nil {
+				e.Close()
+				t.Fatalf("%s (create %t): open succeeded", tt.name, create)
+			}
+			if !errors.Is(err, ErrBadPath) {
+				t.Errorf("%s (create %t): %v, want ErrBadPath", tt.name, create, err)
+			}
+			if after := dirContents(t, dir); !slices.Equal(before, after) {
+				t.Errorf("%s (create %t): open changed the directory: %v, then %v", tt.name, create, before, after)
+			}
+		}
+	}
+}
+
+// TestOpenVerifyKeys writes rows the key authority could not have built
+// straight into RocksDB, as damage or a foreign writer would: Open with
+// VerifyKeys refuses the store, naming the row; without it, the store opens.
+func TestOpenVerifyKeys(t *testing.T) {
+	s := newScope(t)
+	tenantJob := storage.JobKey(s, storage.JobQueued, 0, 0, uuid.New()).Bytes()
+	badState := slices.Clone(tenantJob)
+	badState[storage.ScopeLen] = 0x7f
+	for _, tt := range []struct {
+		name string
+		cf   int // index into the handles: 0 is RocksDB's default family
+		key  []byte
+		want error
+	}{
+		{"unknown job state", int(storage.Jobs), badState, storage.ErrUnknownKind},
+		{"short key", int(storage.NodeVersions), tenantJob[:40], storage.ErrWrongLength},
+		{"system key in node_versions", int(storage.NodeVersions), make([]byte, storage.VersionKeyLen), storage.ErrNilScope},
+		{"row in the default family", 0, tenantJob, storage.ErrCorrupt},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig(t)
+			e, err := Open(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			must(t, e.Put(storage.NodeVersionKey(s, uuid.New(), 1, 1), []byte("good")))
+			must(t, e.db.PutCF(e.write, e.handles[tt.cf], tt.key, []byte("bad")))
+			must(t, e.Close())
+			cfg.CreateIfMissing = false
+			cfg.VerifyKeys = true
+			if e, err := Open(cfg); !errors.Is(err, storage.ErrCorrupt) || !errors.Is(err, tt.want) {
+				if err == nil {
+					e.Close()
+				}
+				t.Fatalf("Open with VerifyKeys = %v, want storage.ErrCorrupt and %v", err, tt.want)
+			} else if !strings.Contains(err.Error(), fmt.Sprintf("%x", tt.key)) {
+				t.Errorf("%v does not name the row %x", err, tt.key)
+			}
+			cfg.VerifyKeys = false
+			e, err = Open(cfg)
+			if err != nil {
+				t.Fatalf("Open without VerifyKeys: %v", err)
+			}
+			must(t, e.Close())
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenBadConfig refuses a memtable so large that opening would allocate
+// gigabytes of prefix blooms, and creates nothing.
+func TestOpenBadConfig(t *testing.T) {
+	cfg := testConfig(t)
+	for _, size := range []uint64{MaxMemtableSize + 1, 1 << 62, 1<<64 - 1} {
+		cfg.MemtableSize = size
+		if e, err := Open(cfg); !errors.Is(err, ErrBadConfig) {
+			if err == nil {
+				e.Close()
+			}
+			t.Errorf("Open with MemtableSize %d = %v, want ErrBadConfig", size, err)
+		}
+	}
+	if _, err := os.Stat(cfg.Path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused Open left %s: %v", cfg.Path, err)
+	}
 }

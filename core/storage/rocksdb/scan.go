@@ -1,39 +1,65 @@
 package rocksdb
 
 import (
+	"encoding/binary"
 	"fmt"
 	"iter"
-	"runtime"
-
-	"github.com/linxGnu/grocksdb"
+	"math"
 
 	"telha.dev/core/storage"
 )
 
 // Scan yields the rows of r in ascending key order. Each row is copied out
 // of RocksDB's memory, so it stays valid after the loop moves on.
-func (e *Engine) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] { return e.scan(nil, r) }
-
-// cursor is one scan's RocksDB iterator together with what must outlive it:
-// its ReadOptions, and the pinned upper bound those options point to.
-type cursor struct {
-	snap *Snapshot // nil for a scan of the engine
-	ro   *grocksdb.ReadOptions
-	it   *grocksdb.Iterator
-	pin  runtime.Pinner
-
-	// released is set, under the engine's mu, by whichever of the scan or a
-	// Close gets there first; the other then leaves the iterator alone, so
-	// it is destroyed exactly once.
-	released bool
+//
+// Rows are read in batches: one call into RocksDB copies as many rows as
+// fit into a new buffer, from 1 KiB for the first batch of a scan up to
+// 16 KiB, and the rows of a batch share that buffer (each row's slices are
+// capped, so an append to one never writes into another). A caller that
+// keeps a few rows of a long scan for long keeps their batches alive too:
+// copy those rows (bytes.Clone) to release the rest.
+func (e *Engine) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] {
+	if e == nil {
+		return failedScan(fmt.Errorf("scan: %w", storage.ErrNotOpen))
+	}
+	return e.scan(nil, r)
 }
 
-// release destroys the iterator, then the options and the bound it uses.
+// failedScan is a scan that yields only err.
+func failedScan(err error) iter.Seq2[storage.KV, error] {
+	return func(yield func(storage.KV, error) bool) { yield(storage.KV{}, err) }
+}
+
+// Batch buffers: the first batch of a scan is small, since many scans stop
+// after a row or two (a claim, a page); each later one doubles, up to
+// maxBatch, which is enough to make the call into RocksDB a small part of
+// a batch's cost. A row larger than the buffer gets a buffer of its own.
+const (
+	minBatch = 1 << 10
+	maxBatch = 16 << 10
+)
+
+// cursor is one scan's C cursor (cursor.c): its RocksDB iterator, with the
+// read options and upper bound the iterator uses.
+type cursor struct {
+	snap *Snapshot // nil for a scan of the engine
+
+	// native is nil once the cursor is freed, exactly once: by the fill
+	// that reaches the end of the range, by the scan's end, or by a Close
+	// under the scan, whichever comes first. It is read and cleared under
+	// the engine's mu, and the cursor is registered (Engine.cursors) for
+	// as long as it is not nil.
+	native *cCursor
+
+	batch int // size of the next buffer, before a large row's need
+	need  int // room the next row takes, when known
+}
+
+// release frees the cursor; the caller holds the engine's mu for writing
+// and removes it from the registry.
 func (c *cursor) release() {
-	c.it.Close()
-	c.ro.Destroy()
-	c.pin.Unpin()
-	c.released = true
+	closeNative(c.native)
+	c.native = nil
 }
 
 // scan is Scan on behalf of snapshot s when not nil. The deferred
@@ -46,24 +72,31 @@ func (e *Engine) scan(s *Snapshot, r storage.ScanRange) iter.Seq2[storage.KV, er
 			yield(storage.KV{}, err)
 			return
 		}
+		if c == nil {
+			return // no row in r
+		}
 		defer e.closeCursor(c)
 		for {
-			kv, ok, err := e.step(c)
+			buf, f, err := e.fill(c)
+			if !e.yieldRows(s, buf, f.rows, yield) {
+				return
+			}
 			switch {
 			case err != nil:
 				yield(storage.KV{}, err)
 				return
-			case !ok:
-				return
-			case !yield(kv, nil):
+			case f.done:
+				if e.closedUnder(s) {
+					yield(storage.KV{}, storage.ErrClosed)
+				}
 				return
 			}
 		}
 	}
 }
 
-// openCursor creates and registers the iterator of r, positioned at its
-// lower bound.
+// openCursor creates the cursor of r, positioned at its lower bound, and
+// registers it for Close; it returns a nil cursor when r holds no row.
 //
 // A range inside one scope iterates in prefix mode (prefix_same_as_start),
 // which lets RocksDB skip files by prefix bloom; the upper bound stops it at
@@ -76,65 +109,99 @@ func (e *Engine) openCursor(s *Snapshot, r *storage.ScanRange) (*cursor, error) 
 		return nil, storage.ErrInvalidRange
 	}
 	if err := e.enter(s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scan %s: %w", r, err)
 	}
 	defer e.mu.RUnlock()
-	lower, upper := r.Bounds()
-	c := &cursor{snap: s, ro: grocksdb.NewDefaultReadOptions()}
+	var snap *cSnapshot
 	if s != nil {
-		c.ro.SetSnapshot(s.snap)
+		snap = s.native
 	}
-	if r.WithinOneScope() {
-		c.ro.SetPrefixSameAsStart(true)
-	} else {
-		c.ro.SetTotalOrderSeek(true)
+	lower, upper := r.Bounds()
+	o, err := openNative(&e.native, e.native.families[r.Family()], snap, r.WithinOneScope(), lower, upper)
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", r, classify(err))
 	}
-	if upper != nil {
-		// RocksDB keeps a pointer to the bound for the iterator's life,
-		// which cgo allows only for pinned memory.
-		c.pin.Pin(&upper[0])
-		c.ro.SetIterateUpperBound(upper)
+	if o.cursor == nil {
+		return nil, nil
 	}
-	c.it = e.db.NewIteratorCF(c.ro, e.families[r.Family()])
-	c.it.Seek(lower)
+	c := &cursor{snap: s, native: o.cursor, batch: minBatch, need: o.first}
 	e.live.Lock()
 	e.cursors[c] = struct{}{}
 	e.live.Unlock()
 	return c, nil
 }
 
-// step returns the row under c and advances it; ok is false at the end of
-// the range. The key and value are copied into one allocation, since
-// RocksDB's slices die when the iterator moves. A cursor released by Close
-// under the scan returns storage.ErrClosed.
-func (e *Engine) step(c *cursor) (kv storage.KV, ok bool, err error) {
+// fill copies the next rows of c into a new buffer, which the caller's rows
+// then own. It holds mu for reading, so that Close cannot free the cursor
+// under it. A cursor that Close freed returns storage.ErrClosed; the fill
+// that ends the range (f.done) frees the cursor itself.
+func (e *Engine) fill(c *cursor) (buf []byte, f nativeFill, err error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if c.released {
-		return kv, false, storage.ErrClosed
+	if c.native == nil {
+		return nil, f, storage.ErrClosed
 	}
-	if !c.it.Valid() {
-		if err := c.it.Err(); err != nil {
-			return kv, false, fmt.Errorf("scan: %w", err)
-		}
-		return kv, false, nil
+	size := max(c.batch, c.need)
+	if size > math.MaxUint32 {
+		// The offsets of a batch are 32-bit; no row the engine writes
+		// comes near (storage.MaxValueLen).
+		return nil, f, fmt.Errorf("scan: %w: a row of %d bytes", storage.ErrCorrupt, size)
 	}
-	k, v := c.it.Key().Data(), c.it.Value().Data()
-	buf := make([]byte, len(k)+len(v))
-	n := copy(buf, k)
-	copy(buf[n:], v)
-	c.it.Next()
-	return storage.KV{Key: buf[:n:n], Value: buf[n:]}, true, nil
+	buf = make([]byte, size)
+	f, err = fillNative(c.native, buf)
+	c.batch, c.need = min(2*c.batch, maxBatch), f.need
+	if f.done {
+		c.native = nil
+		e.unregister(c)
+	}
+	if err != nil {
+		return buf, f, fmt.Errorf("scan: %w", classify(err))
+	}
+	return buf, f, nil
 }
 
-// closeCursor releases c unless a Close already has.
+// yieldRows yields the n rows that a fill copied into buf and reports
+// whether the loop wants more. The rows are already Go memory, but a scan
+// yields no row once its engine or snapshot has closed: it checks before
+// each row, and ends with storage.ErrClosed.
+func (e *Engine) yieldRows(s *Snapshot, buf []byte, n int, yield func(storage.KV, error) bool) bool {
+	start := 0
+	for i := range n {
+		if e.closedUnder(s) {
+			yield(storage.KV{}, storage.ErrClosed)
+			return false
+		}
+		slot := len(buf) - (i+1)*slotLen
+		keyEnd := int(binary.NativeEndian.Uint32(buf[slot:]))
+		end := int(binary.NativeEndian.Uint32(buf[slot+4:]))
+		if !yield(storage.KV{Key: buf[start:keyEnd:keyEnd], Value: buf[keyEnd:end:end]}, nil) {
+			return false
+		}
+		start = end
+	}
+	return true
+}
+
+// closedUnder reports whether the engine, or snapshot s when not nil, has
+// closed.
+func (e *Engine) closedUnder(s *Snapshot) bool {
+	return e.closed.Load() || (s != nil && s.closed.Load())
+}
+
+// closeCursor frees c unless the end of its range or a Close already has.
 func (e *Engine) closeCursor(c *cursor) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if c.released {
+	if c.native == nil {
 		return
 	}
-	c.release()
+	closeNative(c.native)
+	c.native = nil
+	e.unregister(c)
+}
+
+// unregister removes c from the cursors that Close frees.
+func (e *Engine) unregister(c *cursor) {
 	e.live.Lock()
 	delete(e.cursors, c)
 	e.live.Unlock()

@@ -1,8 +1,13 @@
 package storagetest
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -70,4 +75,72 @@ func deleteRange(m model, rg storage.ScanRange) {
 			delete(m, k)
 		}
 	}
+}
+
+// testCheckpointTargets points Checkpoint at directories it must refuse: one
+// that exists (empty or not), a file, a path under a file, under a missing
+// directory, with a NUL byte, and the empty path. Each must fail, without a
+// panic, leaving the target as it was (an existing one with errors.Is
+// fs.ErrExist) and creating nothing; the engine must then checkpoint
+// normally.
+func testCheckpointTargets(t *testing.T, h Harness) {
+	e := open(t, h)
+	must(t, e.Put(nodeKey(1), []byte("one")))
+	base := t.TempDir()
+	emptyDir := filepath.Join(base, "empty")
+	fullDir := filepath.Join(base, "full")
+	file := filepath.Join(base, "file")
+	must(t, os.Mkdir(emptyDir, 0o755))
+	must(t, os.Mkdir(fullDir, 0o755))
+	must(t, os.WriteFile(filepath.Join(fullDir, "keep"), []byte("keep"), 0o644))
+	must(t, os.WriteFile(file, []byte("file"), 0o644))
+	before := listTree(t, base)
+	targets := []struct {
+		name  string
+		dir   string
+		exist bool
+	}{
+		{"an empty directory", emptyDir, true},
+		{"a directory with a file", fullDir, true},
+		{"a file", file, true},
+		{"a path under a file", filepath.Join(file, "checkpoint"), false},
+		{"a path under a missing directory", filepath.Join(base, "missing", "checkpoint"), false},
+		{"a path with a NUL byte", filepath.Join(base, "nul\x00checkpoint"), false},
+		{"the empty path", "", false},
+	}
+	for _, tg := range targets {
+		err := safeCall(func() error { return e.Checkpoint(tg.dir) })
+		switch {
+		case err == nil:
+			t.Errorf("Checkpoint to %s succeeded", tg.name)
+		case tg.exist && !errors.Is(err, fs.ErrExist):
+			t.Errorf("Checkpoint to %s = %v, want fs.ErrExist", tg.name, err)
+		case strings.HasPrefix(err.Error(), "panic"):
+			t.Errorf("Checkpoint to %s: %v", tg.name, err)
+		}
+		if after := listTree(t, base); !slices.Equal(before, after) {
+			t.Errorf("Checkpoint to %s changed the directory: %v, then %v", tg.name, before, after)
+		}
+	}
+	dir := filepath.Join(base, "checkpoint")
+	must(t, e.Checkpoint(dir))
+	if v := mustGet(t, openCheckpoint(t, h, dir), nodeKey(1)); string(v) != "one" {
+		t.Errorf("checkpoint after refused targets: Get = %q, want %q", v, "one")
+	}
+}
+
+// listTree returns every path under root, relative to it, sorted.
+func listTree(t *testing.T, root string) []string {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(root, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		paths = append(paths, rel)
+		return err
+	})
+	must(t, err)
+	return paths
 }

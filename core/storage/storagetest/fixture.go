@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -56,12 +57,12 @@ var (
 	allScopes = []scope{systemScope, tenantA, tenantB, tenantC, tenantD}
 )
 
-// values are the component values a fixture combines. Each range
-// constructor selects on some components (ids, hashes, times, priorities);
-// the tails fill the components after them.
+// values are the component values a fixture combines. A key's leading
+// fields, those some range selects on, take every value of their type; the
+// fields after them take the values of one tail at a time.
 type values struct {
 	ids     []uuid.UUID
-	hashes  []uint64
+	hashes  []uint64 // every 64-bit field: hashes, ids, offsets
 	times   []storage.Timestamp
 	prios   []uint8
 	tails   []tail
@@ -71,21 +72,26 @@ type values struct {
 // tail is one choice of the trailing key components, which no range
 // selects on.
 type tail struct {
-	id   uuid.UUID
-	u64  uint64
-	u32  uint32
-	inv  storage.Timestamp // a time the key stores inverted
-	asc  storage.Timestamp // a time the key stores ascending
-	kind storage.IndexKind
+	id    uuid.UUID
+	u64   uint64
+	u32   uint32
+	u8    uint8
+	inv   storage.Timestamp // a time the key stores inverted
+	asc   storage.Timestamp // a time the key stores ascending
+	kind  storage.IndexKind
+	state storage.JobState
 }
 
 // Tails whose bytes are lowest, middling and highest: every selected prefix
 // gets a row at its very start and at its very end, so that a bound that is
 // off by one byte includes or drops a row.
 var (
-	lowTail  = tail{id: uuid.MustParse("00000000-0000-0000-0000-000000000001"), inv: storage.MaxTimestamp, asc: storage.MinTimestamp, kind: storage.IndexNode}
-	midTail  = tail{id: uuid.MustParse("80000000-0000-0000-0000-000000000000"), u64: 1 << 63, u32: 1 << 31, kind: storage.IndexNode}
-	highTail = tail{id: uuid.MustParse("ffffffff-ffff-ffff-ffff-ffffffffffff"), u64: math.MaxUint64, u32: math.MaxUint32, inv: storage.MinTimestamp, asc: storage.MaxTimestamp, kind: storage.IndexEdge}
+	lowTail = tail{id: uuid.MustParse("00000000-0000-0000-0000-000000000001"), inv: storage.MaxTimestamp, asc: storage.MinTimestamp,
+		kind: storage.IndexNode, state: storage.JobQueued}
+	midTail = tail{id: uuid.MustParse("80000000-0000-0000-0000-000000000000"), u64: 1 << 63, u32: 1 << 31, u8: 1 << 7,
+		kind: storage.IndexNode, state: storage.JobCompleted}
+	highTail = tail{id: uuid.MustParse("ffffffff-ffff-ffff-ffff-ffffffffffff"), u64: math.MaxUint64, u32: math.MaxUint32, u8: math.MaxUint8,
+		inv: storage.MinTimestamp, asc: storage.MaxTimestamp, kind: storage.IndexEdge, state: storage.JobDead}
 )
 
 // edgeValues puts every selected component at the edges of its byte space:
@@ -124,174 +130,185 @@ func randomValues(rng *rand.Rand) *values {
 		times:  []storage.Timestamp{ts(), ts()},
 		prios:  []uint8{uint8(rng.Uint32())},
 		tails: []tail{{
-			id: id(), u64: rng.Uint64(), u32: rng.Uint32(), inv: ts(), asc: ts(),
-			kind: storage.IndexKind(rng.IntN(2)),
+			id: id(), u64: rng.Uint64(), u32: rng.Uint32(), u8: uint8(rng.Uint32()), inv: ts(), asc: ts(),
+			kind: storage.IndexKind(rng.IntN(2)), state: jobStates[rng.IntN(len(jobStates))],
 		}},
 		digests: [][]byte{fmt.Appendf(nil, "digest %d", rng.Uint64())},
 	}
 }
 
-// fields are the typed components a row's key was built from, named by
-// role, so that a range's expected rows are computed from the typed model
-// rather than from key bytes.
-type fields struct {
-	id    uuid.UUID         // the id right after the scope: logical id, anchor, node, source, query
-	hash  uint64            // edge type, model id, label
-	hash2 uint64            // bitmap property
-	time  storage.Timestamp // the leading time of a temporal index key
-	kind  uint8             // job state or bitmap kind
-	prio  uint8             // job priority
+var jobStates = []storage.JobState{storage.JobQueued, storage.JobLeased, storage.JobCompleted, storage.JobFailed, storage.JobDead}
+
+var (
+	uuidType      = reflect.TypeFor[uuid.UUID]()
+	timestampType = reflect.TypeFor[storage.Timestamp]()
+	indexKindType = reflect.TypeFor[storage.IndexKind]()
+	jobStateType  = reflect.TypeFor[storage.JobState]()
+	systemType    = reflect.TypeFor[storage.SystemScope]()
+)
+
+// choices returns the values an argument of type typ takes: every value
+// of its type in v, or only the tail's.
+func (v *values) choices(typ reflect.Type, f storage.Field, tl *tail) []reflect.Value {
+	var out []reflect.Value
+	add := func(x any) { out = append(out, reflect.ValueOf(x).Convert(typ)) }
+	switch {
+	case typ == uuidType && tl != nil:
+		add(tl.id)
+	case typ == uuidType:
+		for _, id := range v.ids {
+			add(id)
+		}
+	case typ == timestampType && tl != nil && f.Kind == storage.FieldOrderedTime:
+		add(tl.asc)
+	case typ == timestampType && tl != nil:
+		add(tl.inv)
+	case typ == timestampType:
+		for _, t := range v.times {
+			add(t)
+		}
+	case typ == indexKindType && tl != nil:
+		add(tl.kind)
+	case typ == indexKindType:
+		add(storage.IndexNode)
+		add(storage.IndexEdge)
+	case typ == jobStateType && tl != nil:
+		add(tl.state)
+	case typ == jobStateType:
+		for _, s := range jobStates {
+			add(s)
+		}
+	case typ.Kind() == reflect.Uint64 && tl != nil:
+		add(tl.u64)
+	case typ.Kind() == reflect.Uint64:
+		for _, h := range v.hashes {
+			add(h)
+		}
+	case typ.Kind() == reflect.Uint32:
+		add(tl.u32)
+	case typ.Kind() == reflect.Uint8 && tl != nil:
+		add(tl.u8)
+	case typ.Kind() == reflect.Uint8:
+		for _, p := range v.prios {
+			add(p)
+		}
+	default:
+		panic(fmt.Sprintf("storagetest: no fixture values for arguments of type %s", typ))
+	}
+	return out
 }
+
+// calls returns every argument list (after the scope) of function type
+// typ, whose arguments are the fields of l that are not fixed, in order:
+// the first selected fields take every value of v, the others one tail's.
+func (v *values) calls(typ reflect.Type, l storage.Layout, selected int) [][]reflect.Value {
+	tails := v.tails[:1] // unless a field takes a tail's value
+	for _, f := range l.Fields[min(selected, len(l.Fields)):] {
+		if f.Fixed == nil {
+			tails = v.tails
+		}
+	}
+	var out [][]reflect.Value
+	for _, tl := range tails {
+		calls := [][]reflect.Value{nil}
+		arg := 1
+		for i, f := range l.Fields {
+			if f.Fixed != nil {
+				continue
+			}
+			var pick *tail
+			if i >= selected {
+				pick = &tl
+			}
+			var next [][]reflect.Value
+			for _, c := range calls {
+				for _, x := range v.choices(typ.In(arg), f, pick) {
+					next = append(next, append(slices.Clone(c), x))
+				}
+			}
+			calls = next
+			arg++
+		}
+		out = append(out, calls...)
+	}
+	return out
+}
+
+// fields are the components of a row's key, one per field of its layout:
+// the argument it was built from, or the fixed bytes. A range's expected
+// rows are computed from them, not from key bytes.
+type fields []any
 
 // row is one fixture row.
 type row struct {
-	scope string
-	key   storage.Key
-	value []byte
-	f     fields
+	scope  string
+	key    storage.Key
+	value  []byte
+	f      fields
+	layout string // the constructor's: layouts of one family may share bytes
 }
 
 func (r row) family() storage.ColumnFamily { return r.key.Family() }
 
 func (r row) kv() storage.KV { return storage.KV{Key: r.key.Bytes(), Value: r.value} }
 
-// emitFunc records one key and the components it was built from.
-type emitFunc func(storage.Key, fields)
+// emitFunc records one key, the layout it was built for and the
+// components it was built from.
+type emitFunc func(storage.Key, string, fields)
 
-// generator writes one family's rows of one scope. Families without system
-// rows emit nothing for the system scope.
-type generator func(s scope, v *values, emit emitFunc)
-
-// generators has one entry per family: every key constructor, all bitmap
-// kinds, redaction and blocklist rows, system jobs and model registry rows.
-var generators = []generator{
-	versionRows(storage.NodeVersionKey),
-	versionRows(storage.EdgeVersionKey),
-	adjacencyRows(storage.AdjacencyOutKey),
-	adjacencyRows(storage.AdjacencyInKey),
-	temporalIndexRows(storage.ValidTimeIndexKey),
-	temporalIndexRows(storage.TxTimeIndexKey),
-	tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, id := range v.ids {
-			for _, h := range v.hashes {
-				for _, t := range v.tails {
-					emit(storage.VectorKey(s, id, storage.ModelID(h), t.inv, t.inv), fields{id: id, hash: h})
+// generate writes the rows of every layout of the table in scope s: each
+// constructor of the scope's kind, called with every argument list of v.
+// The fields some range selects on, at least the first, take every value.
+func generate(s scope, v *values, emit emitFunc) {
+	for _, l := range storage.Layouts() {
+		selected := 1
+		for _, sc := range l.Scans() {
+			selected = max(selected, sc.Prefix)
+		}
+		for _, c := range l.Constructors() {
+			fn := reflect.ValueOf(c)
+			if (fn.Type().In(0) == systemType) != s.system {
+				continue
+			}
+			scopeArg := reflect.ValueOf(s.tenant)
+			if s.system {
+				scopeArg = reflect.ValueOf(storage.SystemScope{})
+			}
+			for _, call := range v.calls(fn.Type(), l, selected) {
+				k := fn.Call(append([]reflect.Value{scopeArg}, call...))[0].Interface().(storage.Key)
+				if !k.Valid() && (s.system || !s.tenant.IsZero()) {
+					continue // arguments the constructor refuses: the reserved slot
 				}
+				emit(k, l.Family.String()+"/"+l.Shape, rowFields(l, call))
 			}
 		}
-	}),
-	func(s scope, v *values, emit emitFunc) {
-		for _, h := range v.hashes {
-			for _, t := range v.tails {
-				if s.system {
-					emit(storage.SystemScope{}.VectorModelKey(storage.ModelID(h), t.inv), fields{hash: h})
-				} else {
-					emit(storage.SchemaKey(s.tenant, storage.LabelHash(h), t.inv), fields{hash: h})
-					label := storage.EdgeTypeLabel(storage.EdgeTypeHash(h))
-					emit(storage.EdgeTypeKey(s.tenant, storage.EdgeTypeHash(h), t.inv), fields{hash: uint64(label)})
-				}
-			}
+	}
+	if s.system {
+		return
+	}
+	// The derived constructors, which hash a field.
+	for _, h := range v.hashes {
+		for _, tl := range v.tails {
+			et := storage.EdgeTypeHash(h)
+			emit(storage.EdgeTypeKey(s.tenant, et, tl.inv), "edge type", fields{storage.EdgeTypeLabel(et), tl.inv})
 		}
-	},
-	tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, id := range v.ids {
-			for _, t := range v.tails {
-				// MaxTimestamp is the reserved redaction slot, emitted below.
-				emit(storage.SourceKey(s, id, min(t.inv, storage.MaxTimestamp-1)), fields{id: id})
-			}
-			emit(storage.RedactionRecordKey(s, id), fields{id: id})
-		}
-		for _, d := range v.digests {
-			emit(storage.BlocklistKey(s, d), fields{id: storage.BlocklistID(d)})
-		}
-	}),
-	tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, id := range v.ids {
-			for _, t := range v.tails {
-				emit(storage.SpanKey(s, id, t.u64, t.u64), fields{id: id})
-			}
-		}
-	}),
-	tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, id := range v.ids {
-			emit(storage.TraceKey(s, id), fields{id: id})
-		}
-	}),
-	func(s scope, v *values, emit emitFunc) {
-		for _, state := range jobStates {
-			for _, p := range v.prios {
-				for _, t := range v.tails {
-					f := fields{kind: uint8(state), prio: p}
-					if s.system {
-						emit(storage.SystemScope{}.JobKey(state, p, t.asc, t.id), f)
-					} else {
-						emit(storage.JobKey(s.tenant, state, p, t.asc, t.id), f)
-					}
-				}
-			}
-		}
-	},
-	tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, h := range v.hashes {
-			label := storage.LabelHash(h)
-			emit(storage.BitmapAllocKey(s, label), fields{hash: h, kind: uint8(storage.BitmapAlloc)})
-			for _, t := range v.tails {
-				emit(storage.BitmapIDMapKey(s, label, t.u32), fields{hash: h, kind: uint8(storage.BitmapIDMap)})
-				emit(storage.BitmapRevMapKey(s, label, t.id), fields{hash: h, kind: uint8(storage.BitmapRevMap)})
-			}
-			for _, p := range v.hashes {
-				prop := storage.PropertyHash(p)
-				for _, t := range v.tails {
-					emit(storage.BitmapPostingKey(s, label, prop, storage.BucketHash(t.u64)),
-						fields{hash: h, hash2: p, kind: uint8(storage.BitmapPosting)})
-				}
-				emit(storage.BitmapPropCounterKey(s, label, prop), fields{hash: h, hash2: p, kind: uint8(storage.BitmapPropCounter)})
-			}
-		}
-	}),
-}
-
-var jobStates = []storage.JobState{storage.JobQueued, storage.JobLeased, storage.JobCompleted, storage.JobFailed, storage.JobDead}
-
-// tenantRows adapts a generator of a family that has no system rows.
-func tenantRows(gen func(storage.TenantScope, *values, emitFunc)) generator {
-	return func(s scope, v *values, emit emitFunc) {
-		if !s.system {
-			gen(s.tenant, v, emit)
-		}
+	}
+	for _, d := range v.digests {
+		emit(storage.BlocklistKey(s.tenant, d), "blocklist", fields{storage.BlocklistID(d), make([]byte, 8)})
 	}
 }
 
-func versionRows(key func(storage.TenantScope, uuid.UUID, storage.Timestamp, storage.Timestamp) storage.Key) generator {
-	return tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, id := range v.ids {
-			for _, t := range v.tails {
-				emit(key(s, id, t.inv, t.inv), fields{id: id})
-			}
+// rowFields returns the fields of a key of l built from args.
+func rowFields(l storage.Layout, args []reflect.Value) fields {
+	f := make(fields, len(l.Fields))
+	for i, fd := range l.Fields {
+		if fd.Fixed != nil {
+			f[i] = fd.Fixed
+			continue
 		}
-	})
-}
-
-func adjacencyRows(key func(storage.TenantScope, uuid.UUID, storage.EdgeTypeHash, storage.Timestamp, storage.Timestamp, uuid.UUID) storage.Key) generator {
-	return tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, id := range v.ids {
-			for _, h := range v.hashes {
-				for _, t := range v.tails {
-					emit(key(s, id, storage.EdgeTypeHash(h), t.inv, t.inv, t.id), fields{id: id, hash: h})
-				}
-			}
-		}
-	})
-}
-
-func temporalIndexRows(key func(storage.TenantScope, storage.Timestamp, storage.Timestamp, uuid.UUID, storage.IndexKind) storage.Key) generator {
-	return tenantRows(func(s storage.TenantScope, v *values, emit emitFunc) {
-		for _, tm := range v.times {
-			for _, t := range v.tails {
-				emit(key(s, tm, t.inv, t.id, t.kind), fields{time: tm})
-			}
-		}
-	})
+		f[i], args = args[0].Interface(), args[1:]
+	}
+	return f
 }
 
 // fixture is a data set: rows of every family in every scope.
@@ -311,27 +328,27 @@ func newFixture(t testing.TB, scopes []scope, vs ...*values) *fixture {
 	fx := &fixture{scopes: scopes, rows: map[storage.ColumnFamily][]row{}, cursors: map[storage.ColumnFamily][]row{}}
 	for _, s := range scopes {
 		for _, v := range vs {
-			for _, gen := range generators {
-				gen(s, v, func(k storage.Key, f fields) {
-					if !k.Valid() {
-						t.Fatalf("fixture: scope %s: a generator built an invalid key", s.name)
-					}
-					var value []byte
-					if k.Family() != storage.Traces {
-						value = fmt.Appendf(nil, "%s:%x", s.name, k.Bytes())
-					}
-					fx.rows[k.Family()] = append(fx.rows[k.Family()], row{scope: s.name, key: k, value: value, f: f})
-				})
-			}
+			generate(s, v, func(k storage.Key, layout string, f fields) {
+				if !k.Valid() {
+					t.Fatalf("fixture: scope %s: a generator built an invalid key", s.name)
+				}
+				var value []byte
+				if k.Family() != storage.Traces {
+					value = fmt.Appendf(nil, "%s:%x", s.name, k.Bytes())
+				}
+				fx.rows[k.Family()] = append(fx.rows[k.Family()], row{scope: s.name, key: k, value: value, f: f, layout: layout})
+			})
 		}
 	}
 	for cf, rows := range fx.rows {
 		slices.SortFunc(rows, func(a, b row) int { return bytes.Compare(a.key.Bytes(), b.key.Bytes()) })
-		for i := 1; i < len(rows); i++ {
-			if rows[i].key == rows[i-1].key {
-				t.Fatalf("fixture: key generated twice: %s", rows[i].key)
+		rows = slices.CompactFunc(rows, func(a, b row) bool {
+			if a.key == b.key && a.layout == b.layout {
+				t.Fatalf("fixture: key generated twice: %s", b.key)
 			}
-		}
+			return a.key == b.key // two layouts that share bytes: one row
+		})
+		fx.rows[cf] = rows
 		for _, s := range scopes {
 			var own []row
 			for _, r := range rows {

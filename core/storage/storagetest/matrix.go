@@ -10,8 +10,8 @@ import (
 // log.
 const maxFailedCases = 20
 
-// testRangeMatrix is the tenant-isolation matrix of spec §12 and the exact
-// bounds test in one pass: every ScanRange constructor, with every fixture
+// testRangeMatrix is the tenant-isolation matrix (docs/design.md,
+// Invariants 3) and the exact bounds test in one pass: every ScanRange constructor, with every fixture
 // value of its arguments, in every tenant, must return exactly the rows the
 // typed model selects, and never a row of another scope. The fixture puts
 // rows just below each lower bound and at each upper bound (edge values,

@@ -85,7 +85,7 @@ func testByteOrder(t *testing.T, h Harness) {
 
 // applyOneByOne applies a batch's mutations with Put and Delete.
 func applyOneByOne(e storage.Engine, b *storage.Batch) error {
-	for _, mu := range b.Mutations() {
+	for _, mu := range b.All() {
 		var err error
 		if mu.Kind == storage.MutationPut {
 			err = e.Put(mu.Key, mu.Value)

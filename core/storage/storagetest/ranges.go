@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -16,31 +18,28 @@ type param struct {
 	cf     storage.ColumnFamily
 	id     uuid.UUID
 	hash   uint64
-	hash2  uint64
 	time   storage.Timestamp
 	time2  storage.Timestamp
-	state  storage.JobState
-	prio   uint8
 	cursor row
+	// args are the arguments of a prefix scan of the layout table.
+	args []reflect.Value
 }
 
-// dim names an argument a constructor takes; the matrix tries every fixture
-// value of each argument a constructor declares.
+// dim names an argument a special constructor takes; the matrix tries
+// every fixture value of each argument a constructor declares.
 type dim uint8
 
 const (
 	dimID dim = 1 << iota
 	dimHash
-	dimHash2
 	dimTime
 	dimTime2
-	dimState
-	dimPrio
 )
 
 // constructor is one ScanRange constructor with the rows it must select,
 // stated on the typed components: the model the engine's answer is checked
-// against. Adding a constructor to storage means adding an entry here.
+// against. The prefix scans come from the layout table (scanConstructors);
+// the special constructors are written here.
 type constructor struct {
 	name string
 	// system marks a SystemScope constructor: it runs once, for the system
@@ -54,14 +53,16 @@ type constructor struct {
 	// cursors tries every fixture cursor of param.cf as param.cursor.
 	cursors bool
 	dims    dim
-	build   func(s storage.TenantScope, p param) (storage.ScanRange, error)
+	// calls, if set, lists the argument lists of a prefix scan instead.
+	calls func(v *values) [][]reflect.Value
+	build func(s storage.TenantScope, p param) (storage.ScanRange, error)
 	// want reports whether a row of the range's scope is in the range.
 	want func(p param, r row) bool
 }
 
 var (
 	allFamilies      = storage.Families()
-	entityFamilies   = []storage.ColumnFamily{storage.NodeVersions, storage.EdgeVersions, storage.AdjacencyOut, storage.AdjacencyIn, storage.Vectors, storage.Sources, storage.Spans, storage.Traces}
+	entityFamilies   = slices.DeleteFunc(storage.Families(), func(cf storage.ColumnFamily) bool { return !cf.KeyedByEntity() })
 	temporalFamilies = []storage.ColumnFamily{storage.ValidTimeIndex, storage.TxTimeIndex}
 )
 
@@ -75,7 +76,47 @@ func after(p param, r row) bool {
 }
 
 // constructors is every ScanRange constructor of the storage package.
-var constructors = []constructor{
+var constructors = append(scanConstructors(), specialConstructors...)
+
+// scanConstructors are the prefix scans of the layout table: each selects
+// the rows of its family whose first fields are its arguments (or the
+// layout's fixed bytes).
+func scanConstructors() []constructor {
+	var out []constructor
+	for _, l := range storage.Layouts() {
+		for _, sc := range l.Scans() {
+			fn := reflect.ValueOf(sc.Func())
+			prefix := storage.Layout{Fields: l.Fields[:sc.Prefix]}
+			system := fn.Type().In(0) == systemType
+			out = append(out, constructor{
+				name: sc.Name(), system: system,
+				calls: func(v *values) [][]reflect.Value { return v.calls(fn.Type(), prefix, sc.Prefix) },
+				build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
+					scope := reflect.ValueOf(s)
+					if system {
+						scope = reflect.ValueOf(storage.SystemScope{})
+					}
+					return ok(fn.Call(append([]reflect.Value{scope}, p.args...))[0].Interface().(storage.ScanRange))
+				},
+				want: func(p param, r row) bool {
+					if r.family() != l.Family || len(r.f) < sc.Prefix {
+						return false
+					}
+					want := rowFields(prefix, p.args)
+					for i := range want {
+						if !reflect.DeepEqual(r.f[i], want[i]) {
+							return false
+						}
+					}
+					return true
+				},
+			})
+		}
+	}
+	return out
+}
+
+var specialConstructors = []constructor{
 	{name: "TenantAll", families: allFamilies,
 		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) { return ok(storage.TenantAll(s, p.cf)) },
 		want:  func(p param, r row) bool { return r.family() == p.cf }},
@@ -86,61 +127,38 @@ var constructors = []constructor{
 			return storage.FromStoredBounds(p.cf, lower, upper)
 		},
 		want: func(p param, r row) bool { return r.family() == p.cf }},
-	byID("NodeHistory", storage.NodeVersions, storage.NodeHistory),
-	byID("EdgeHistory", storage.EdgeVersions, storage.EdgeHistory),
-	byID("AdjacencyOutRange", storage.AdjacencyOut, storage.AdjacencyOutRange),
-	byID("AdjacencyInRange", storage.AdjacencyIn, storage.AdjacencyInRange),
-	byIDHash("AdjacencyOutTypeRange", storage.AdjacencyOut, storage.AdjacencyOutTypeRange),
-	byIDHash("AdjacencyInTypeRange", storage.AdjacencyIn, storage.AdjacencyInTypeRange),
 	{name: "ValidTimeFrom", dims: dimTime,
 		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
 			return ok(storage.ValidTimeFrom(s, p.time))
 		},
-		want: func(p param, r row) bool { return r.family() == storage.ValidTimeIndex && r.f.time <= p.time }},
+		want: func(p param, r row) bool {
+			return r.family() == storage.ValidTimeIndex && r.f[0].(storage.Timestamp) <= p.time
+		}},
 	{name: "TxTimeBetween", dims: dimTime | dimTime2,
 		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
 			return storage.TxTimeBetween(s, p.time, p.time2)
 		},
 		want: func(p param, r row) bool {
-			return r.family() == storage.TxTimeIndex && p.time <= r.f.time && r.f.time <= p.time2
+			return r.family() == storage.TxTimeIndex && p.time <= r.f[0].(storage.Timestamp) && r.f[0].(storage.Timestamp) <= p.time2
 		}},
-	byIDHash("VectorHistory", storage.Vectors, storage.VectorHistory),
-	byHash("SchemaHistory", storage.Schema, storage.SchemaHistory),
 	{name: "EdgeTypeHistory", dims: dimHash,
 		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
 			return ok(storage.EdgeTypeHistory(s, storage.EdgeTypeHash(p.hash)))
 		},
 		want: func(p param, r row) bool {
-			return r.family() == storage.Schema && r.f.hash == uint64(storage.EdgeTypeLabel(storage.EdgeTypeHash(p.hash)))
-		}},
-	byID("SourceHistory", storage.Sources, storage.SourceHistory),
-	byID("SourceSpans", storage.Spans, storage.SourceSpans),
-	{name: "JobsInState", dims: dimState,
-		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
-			return ok(storage.JobsInState(s, p.state))
-		},
-		want: func(p param, r row) bool { return r.family() == storage.Jobs && r.f.kind == uint8(p.state) }},
-	{name: "JobsInStatePriority", dims: dimState | dimPrio,
-		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
-			return ok(storage.JobsInStatePriority(s, p.state, p.prio))
-		},
-		want: func(p param, r row) bool {
-			return r.family() == storage.Jobs && r.f.kind == uint8(p.state) && r.f.prio == p.prio
-		}},
-	byHash("BitmapLabelRange", storage.BitmapIndex, storage.BitmapLabelRange),
-	{name: "BitmapPostingsRange", dims: dimHash | dimHash2,
-		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
-			return ok(storage.BitmapPostingsRange(s, storage.LabelHash(p.hash), storage.PropertyHash(p.hash2)))
-		},
-		want: func(p param, r row) bool {
-			return r.family() == storage.BitmapIndex && r.f.hash == p.hash &&
-				r.f.kind == uint8(storage.BitmapPosting) && r.f.hash2 == p.hash2
+			return r.family() == storage.Schema && r.f[0] == storage.EdgeTypeLabel(storage.EdgeTypeHash(p.hash))
 		}},
 	{name: "TenantAllAfterEntity", families: entityFamilies, dims: dimID,
 		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
 			return storage.TenantAllAfterEntity(s, p.cf, p.id)
 		},
-		want: func(p param, r row) bool { return r.family() == p.cf && bytes.Compare(r.f.id[:], p.id[:]) > 0 }},
+		want: func(p param, r row) bool {
+			if r.family() != p.cf {
+				return false
+			}
+			id := r.f[0].(uuid.UUID)
+			return bytes.Compare(id[:], p.id[:]) > 0
+		}},
 	{name: "TemporalIndexAfter", families: temporalFamilies, cursors: true,
 		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) {
 			return storage.TemporalIndexAfter(s, p.cursor.key)
@@ -156,50 +174,18 @@ var constructors = []constructor{
 			return ok(storage.SystemScope{}.FullFamily(p.cf))
 		},
 		want: func(p param, r row) bool { return r.family() == p.cf }},
-	{name: "SystemScope.JobsInState", system: true, dims: dimState,
-		build: func(_ storage.TenantScope, p param) (storage.ScanRange, error) {
-			return ok(storage.SystemScope{}.JobsInState(p.state))
-		},
-		want: func(p param, r row) bool { return r.family() == storage.Jobs && r.f.kind == uint8(p.state) }},
-	{name: "SystemScope.VectorModels", system: true,
-		build: func(storage.TenantScope, param) (storage.ScanRange, error) {
-			return ok(storage.SystemScope{}.VectorModels())
-		},
-		want: func(_ param, r row) bool { return r.family() == storage.Schema }},
-	{name: "SystemScope.VectorModelHistory", system: true, dims: dimHash,
-		build: func(_ storage.TenantScope, p param) (storage.ScanRange, error) {
-			return ok(storage.SystemScope{}.VectorModelHistory(storage.ModelID(p.hash)))
-		},
-		want: func(p param, r row) bool { return r.family() == storage.Schema && r.f.hash == p.hash }},
-}
-
-// byID is a constructor that selects the rows of family cf with one
-// leading id.
-func byID(name string, cf storage.ColumnFamily, f func(storage.TenantScope, uuid.UUID) storage.ScanRange) constructor {
-	return constructor{name: name, dims: dimID,
-		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) { return ok(f(s, p.id)) },
-		want:  func(p param, r row) bool { return r.family() == cf && r.f.id == p.id }}
-}
-
-// byIDHash is a constructor that selects the rows of family cf with one
-// leading id and the hash after it.
-func byIDHash[H ~uint64](name string, cf storage.ColumnFamily, f func(storage.TenantScope, uuid.UUID, H) storage.ScanRange) constructor {
-	return constructor{name: name, dims: dimID | dimHash,
-		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) { return ok(f(s, p.id, H(p.hash))) },
-		want:  func(p param, r row) bool { return r.family() == cf && r.f.id == p.id && r.f.hash == p.hash }}
-}
-
-// byHash is a constructor that selects the rows of family cf with one
-// leading hash.
-func byHash[H ~uint64](name string, cf storage.ColumnFamily, f func(storage.TenantScope, H) storage.ScanRange) constructor {
-	return constructor{name: name, dims: dimHash,
-		build: func(s storage.TenantScope, p param) (storage.ScanRange, error) { return ok(f(s, H(p.hash))) },
-		want:  func(p param, r row) bool { return r.family() == cf && r.f.hash == p.hash }}
 }
 
 // params returns every combination of the constructor's arguments over the
 // fixture's values.
 func (c constructor) params(fx *fixture, v *values) []param {
+	if c.calls != nil {
+		var ps []param
+		for _, args := range c.calls(v) {
+			ps = append(ps, param{args: args})
+		}
+		return ps
+	}
 	ps := []param{{}}
 	// each replaces every param by the params f derives from it.
 	each := func(f func(p param, add func(param))) {
@@ -238,11 +224,8 @@ func (c constructor) params(fx *fixture, v *values) []param {
 	}
 	forEach(dimID, len(v.ids), func(p *param, i int) { p.id = v.ids[i] })
 	forEach(dimHash, len(v.hashes), func(p *param, i int) { p.hash = v.hashes[i] })
-	forEach(dimHash2, len(v.hashes), func(p *param, i int) { p.hash2 = v.hashes[i] })
 	forEach(dimTime, len(v.times), func(p *param, i int) { p.time = v.times[i] })
 	forEach(dimTime2, len(v.times), func(p *param, i int) { p.time2 = v.times[i] })
-	forEach(dimState, len(jobStates), func(p *param, i int) { p.state = jobStates[i] })
-	forEach(dimPrio, len(v.prios), func(p *param, i int) { p.prio = v.prios[i] })
 	return ps
 }
 
@@ -262,11 +245,11 @@ func (c constructor) describe(s scope, p param) string {
 	}
 	add(dimID, "id=%s", p.id)
 	add(dimHash, "hash=%016x", p.hash)
-	add(dimHash2, "hash2=%016x", p.hash2)
 	add(dimTime, "time=%d", p.time)
 	add(dimTime2, "time2=%d", p.time2)
-	add(dimState, "state=%s", p.state)
-	add(dimPrio, "prio=%d", p.prio)
+	for _, a := range p.args {
+		args = append(args, fmt.Sprint(a.Interface()))
+	}
 	return c.name + "(" + strings.Join(args, ", ") + ")"
 }
 

@@ -14,16 +14,30 @@
 //     to the engine;
 //   - a panic in a loop body reaches the caller unchanged, and the engine's
 //     iterator is released all the same;
-//   - Engine.Close ends every open snapshot: its reads return ErrClosed.
+//   - Engine.Close ends every open snapshot: its reads return ErrClosed;
+//   - a scan in progress when its engine or snapshot closes yields no row
+//     after Close returns: its next element is ErrClosed, its last;
+//   - engines trust nothing they are handed: a key, range or batch changed
+//     after it was built (through unsafe, or a race) is refused whole with
+//     ErrInvalidKey, ErrInvalidRange, ErrUnknownKind or ErrValueTooLarge; a
+//     nil batch with ErrNilBatch;
+//   - an engine or snapshot that was never opened (a nil pointer, or a zero
+//     value callers can write) refuses every call with ErrNotOpen and never
+//     panics; a zero engine may instead be a working empty engine.
 //
 // Random choices come from a fixed seed, logged on failure; set
 // STORAGETEST_SEED to another integer to explore.
+//
+// The package also holds the engine matrix (EachEngine): the one list of
+// engines, memory, RocksDB and every kind added with Register, that every
+// module's tests run on.
 package storagetest
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -65,7 +79,15 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentReadersWriters", testConcurrentReadersWriters},
 		{"Checkpoint", testCheckpoint},
 		{"InvalidArguments", testInvalidArguments},
+		{"ForgedKeys", testForgedKeys},
+		{"ForgedRanges", testForgedRanges},
+		{"TamperedBatches", testTamperedBatches},
+		{"ForeignCursors", testForeignCursors},
+		{"NilAndZero", testNilAndZero},
 		{"Closed", testClosed},
+		{"CloseDuringScan", testCloseDuringScan},
+		{"ConcurrentClose", testConcurrentClose},
+		{"CheckpointTargets", testCheckpointTargets},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
@@ -147,9 +169,14 @@ func newRand(t *testing.T) *rand.Rand {
 // after its error breaks the Reader contract and is reported as an error
 // that matches no sentinel.
 func scanAll(r storage.Reader, rg storage.ScanRange) ([]storage.KV, error) {
+	return scanSeq(r.Scan(rg))
+}
+
+// scanSeq is scanAll of a scan already made.
+func scanSeq(seq iter.Seq2[storage.KV, error]) ([]storage.KV, error) {
 	var rows []storage.KV
 	var scanErr error
-	for kv, err := range r.Scan(rg) {
+	for kv, err := range seq {
 		if scanErr != nil {
 			return rows, fmt.Errorf("scan yielded (%x, %v) after its error %q", kv.Key, err, scanErr.Error())
 		}
@@ -207,10 +234,11 @@ func readTables(t testing.TB, r storage.Reader) tables {
 type model map[storage.Key][]byte
 
 // apply records a batch's mutations in order, as an engine applies them.
+// It keeps copies of the values, which the batch still owns.
 func (m model) apply(b *storage.Batch) {
-	for _, mu := range b.Mutations() {
+	for _, mu := range b.All() {
 		if mu.Kind == storage.MutationPut {
-			m[mu.Key] = mu.Value
+			m[mu.Key] = bytes.Clone(mu.Value)
 		} else {
 			delete(m, mu.Key)
 		}

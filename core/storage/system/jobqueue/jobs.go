@@ -43,14 +43,32 @@ type JobMove struct {
 }
 
 // ErrBadMove reports a JobMove with an unknown state, or with neither a From
-// nor a To state.
+// nor a To state. Reads of an unknown state fail with storage.ErrUnknownKind.
 var ErrBadMove = errors.New("bad job move")
+
+// BadRow is a row of the jobs family whose key does not decode (a wrong
+// length, an unknown state byte, a half-nil scope): no constructor of the
+// key authority writes one, so it comes from damage or from another
+// program. Polls and sweeps yield it as an error and go on, so that one bad
+// row never blocks a queue or the reaper; the caller quarantines it (skips
+// and reports it). Its key cannot address it again, so nothing moves it:
+// an operator inspects it (telha debug decode-key jobs <hex>) and removes
+// it.
+type BadRow struct {
+	Key   []byte // the row's key bytes
+	Cause error  // why the key does not decode
+}
+
+func (b *BadRow) Error() string { return fmt.Sprintf("undecodable jobs row %x: %v", b.Key, b.Cause) }
+
+// Unwrap returns the decoding error.
+func (b *BadRow) Unwrap() error { return b.Cause }
 
 // GetJob returns the value of the system job at addr in state, or an error
 // wrapping storage.ErrNotFound.
 func GetJob(r storage.Reader, state storage.JobState, addr JobAddr) ([]byte, error) {
 	if !state.Valid() {
-		return nil, fmt.Errorf("get system job %s: %w: state 0x%02x", addr.ID, ErrBadMove, uint8(state))
+		return nil, fmt.Errorf("get system job %s: %w: job state 0x%02x", addr.ID, storage.ErrUnknownKind, uint8(state))
 	}
 	v, err := r.Get(storage.SystemScope{}.JobKey(state, addr.Priority, addr.Created, addr.ID))
 	if err != nil {
@@ -62,11 +80,13 @@ func GetJob(r storage.Reader, state storage.JobState, addr JobAddr) ([]byte, err
 // PollJobs yields the system jobs in state in key order (priority byte, then
 // FIFO). With after set, it starts strictly after that address: the cursor
 // of a queue that remembers where its last claim was, so that a claim does
-// not walk over the tombstones of every job claimed before it.
+// not walk over the tombstones of every job claimed before it. A row whose
+// key does not decode is yielded as a *BadRow error and the poll goes on;
+// any other error ends it.
 func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq2[JobRow, error] {
 	return func(yield func(JobRow, error) bool) {
 		if !state.Valid() {
-			yield(JobRow{}, fmt.Errorf("poll system jobs: %w: state 0x%02x", ErrBadMove, uint8(state)))
+			yield(JobRow{}, fmt.Errorf("poll system jobs: %w: job state 0x%02x", storage.ErrUnknownKind, uint8(state)))
 			return
 		}
 		rng := storage.SystemScope{}.JobsInState(state)
@@ -85,8 +105,10 @@ func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq
 			}
 			p, err := storage.DecodeJob(kv.Key)
 			if err != nil {
-				yield(JobRow{}, fmt.Errorf("poll system jobs in state %s: %w", state, err))
-				return
+				if !yield(JobRow{}, &BadRow{Key: kv.Key, Cause: err}) {
+					return
+				}
+				continue
 			}
 			row := JobRow{State: p.State, JobAddr: JobAddr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value}
 			if !yield(row, nil) {
@@ -102,8 +124,10 @@ func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq
 // returns.
 func WriteJobs(e storage.Engine, durable bool, moves ...JobMove) error {
 	var b storage.Batch
+	sys := storage.SystemScope{}
 	for i, m := range moves {
-		if err := addMove(&b, m); err != nil {
+		key := func(s storage.JobState) storage.Key { return sys.JobKey(s, m.Priority, m.Created, m.ID) }
+		if err := AddJobMove(&b, m, key); err != nil {
 			return fmt.Errorf("write system jobs: move %d: %w", i, err)
 		}
 	}
@@ -120,18 +144,22 @@ func WriteJobs(e storage.Engine, durable bool, moves ...JobMove) error {
 	return nil
 }
 
-// addMove records one move in b.
-func addMove(b *storage.Batch, m JobMove) error {
+// AddJobMove records move m in b, where key(s) is the job's key in state s:
+// it deletes the key of the From state (unless the move rewrites the value
+// in place) and puts the value at the key of the To state. It is the one
+// validated path of a job's state change, for the system queue here and
+// for the tenant queues of telha.dev/jobs, so that both refuse the same
+// moves: an unknown state, or neither a From nor a To, with ErrBadMove.
+func AddJobMove(b *storage.Batch, m JobMove, key func(storage.JobState) storage.Key) error {
 	validOrZero := func(s storage.JobState) bool { return s == 0 || s.Valid() }
 	if !validOrZero(m.From) || !validOrZero(m.To) || (m.From == 0 && m.To == 0) {
 		return fmt.Errorf("job %s from 0x%02x to 0x%02x: %w", m.ID, uint8(m.From), uint8(m.To), ErrBadMove)
 	}
-	sys := storage.SystemScope{}
 	if m.From != 0 && m.From != m.To {
-		b.Delete(sys.JobKey(m.From, m.Priority, m.Created, m.ID))
+		b.Delete(key(m.From))
 	}
 	if m.To != 0 {
-		b.Put(sys.JobKey(m.To, m.Priority, m.Created, m.ID), m.Value)
+		b.Put(key(m.To), m.Value)
 	}
 	return nil
 }

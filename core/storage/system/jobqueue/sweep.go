@@ -18,34 +18,32 @@ type LeasedJob struct {
 
 // SweepLeases scans the whole jobs family, every tenant and the system
 // scope, and returns the leased jobs whose value the expired predicate
-// accepts. This is the spec's v0.3 system-maintenance exception: the reaper
-// must find abandoned leases without a tenant registry, and only this entry
-// point may cross scopes. The cost is one pass over the family, so the
+// accepts. This is one of the exceptions to tenant confinement
+// (docs/design.md): the reaper must find abandoned leases without a tenant
+// registry, and only this entry point may cross scopes. The cost is one pass over the family, so the
 // reaper runs it periodically, not per claim.
+//
+// The sweep crosses rows of every tenant, which it did not write: a row
+// whose key does not decode is stepped over and returned in bad, so that
+// one damaged row cannot stop the reaper of every tenant. Only an engine
+// error ends the sweep.
 //
 // The sweep takes no lock: a lease may be renewed or completed between the
 // sweep and the reaper's move, so the caller re-reads each job before moving
-// it. An error from expired stops the sweep and is returned.
-func SweepLeases(r storage.Reader, expired func(value []byte) (bool, error)) ([]LeasedJob, error) {
-	var out []LeasedJob
+// it.
+func SweepLeases(r storage.Reader, expired func(value []byte) bool) (leased []LeasedJob, bad []BadRow, err error) {
 	for kv, err := range r.Scan(storage.SystemScope{}.FullFamily(storage.Jobs)) {
 		if err != nil {
-			return nil, fmt.Errorf("sweep job leases: %w", err)
+			return nil, nil, fmt.Errorf("sweep job leases: %w", err)
 		}
 		p, err := storage.DecodeJob(kv.Key)
 		if err != nil {
-			return nil, fmt.Errorf("sweep job leases: %w", err)
-		}
-		if p.State != storage.JobLeased {
+			bad = append(bad, BadRow{Key: kv.Key, Cause: err})
 			continue
 		}
-		ok, err := expired(kv.Value)
-		if err != nil {
-			return nil, fmt.Errorf("sweep job leases: job %s of %s: %w", p.ID, p.Scope, err)
-		}
-		if ok {
-			out = append(out, LeasedJob{Scope: p.Scope, JobAddr: JobAddr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value})
+		if p.State == storage.JobLeased && expired(kv.Value) {
+			leased = append(leased, LeasedJob{Scope: p.Scope, JobAddr: JobAddr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value})
 		}
 	}
-	return out, nil
+	return leased, bad, nil
 }

@@ -25,6 +25,14 @@ import (
 // act: RedefineModel appends a new tx version, and readers pick the version
 // current at their transaction time (LookupModelAsOf).
 //
+// A model is deployment-global and its vectors belong to tenants, so a
+// redefinition may not change the dimension of a model that any tenant
+// holds a vector row of (a live vector or a tombstone): their writes and
+// searches at the old dimension would fail from then on, and their vectors
+// would drop out of every search at the new one. It fails with
+// ErrModelInUse instead; a new embedding space gets a new model name. The
+// metric may change: every stored vector stays comparable.
+//
 // Value format, version 1 (big-endian integers):
 //
 //	[0x01 version][metric 1][dimension 4][name length 2][name bytes]
@@ -102,6 +110,13 @@ var (
 
 	// ErrBadModelValue reports a stored registry value that does not decode.
 	ErrBadModelValue = errors.New("bad embedding model value")
+
+	// ErrNoEngine reports a registry call without an engine or reader.
+	ErrNoEngine = errors.New("no engine")
+
+	// ErrModelInUse reports a redefinition that would change the dimension
+	// of a model that tenants hold vectors of.
+	ErrModelInUse = errors.New("embedding model has stored vectors")
 )
 
 // Model is one version of a registered embedding model.
@@ -113,16 +128,45 @@ type Model struct {
 	TxStart   storage.Timestamp // when this version was registered
 }
 
+// Check reports whether m is a definition the registry could have handed
+// out: a valid name, dimension and metric, and the id of its name. Writers
+// that take a Model from their caller check it before storing a vector
+// under it.
+func (m Model) Check() error {
+	if err := validateModel(m.Name, m.Dimension, m.Metric); err != nil {
+		return err
+	}
+	if m.ID != storage.ModelIDOf(m.Name) {
+		return fmt.Errorf("model %q with id %d, not its name's: %w", m.Name, m.ID, ErrInvalidModel)
+	}
+	return nil
+}
+
 // sameDefinition reports whether m and o fix the same vectors.
 func (m Model) sameDefinition(o Model) bool {
 	return m.Dimension == o.Dimension && m.Metric == o.Metric
 }
 
 // registryMu serializes the read-check-write of RegisterModel and
-// RedefineModel within the process. One process owns a store (RocksDB locks
-// its directory), so this is enough to keep two registrations from both
-// seeing "absent".
-var registryMu sync.Mutex
+// RedefineModel within the process, and keeps vector writes (Pin) from
+// running between a redefinition's check for vectors and its write. One
+// process owns a store (RocksDB locks its directory), so this is enough.
+var registryMu sync.RWMutex
+
+// Pin calls fn with the version of model name current at tx time tx, and
+// keeps every registration and redefinition waiting until fn returns: a
+// vector write runs inside Pin from the lookup of its model to the write of
+// its row, so that no redefinition can change the model's dimension in
+// between. fn must not register or redefine a model.
+func Pin(r storage.Reader, name string, tx storage.Timestamp, fn func(Model) error) error {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	m, err := LookupModelAsOf(r, name, tx)
+	if err != nil {
+		return err
+	}
+	return fn(m)
+}
 
 func validateModel(name string, dimension int, metric Metric) error {
 	switch {
@@ -154,6 +198,9 @@ func RedefineModel(e storage.Engine, name string, dimension int, metric Metric, 
 }
 
 func writeModel(e storage.Engine, name string, dimension int, metric Metric, tx storage.Timestamp, redefine bool) (Model, error) {
+	if e == nil {
+		return Model{}, fmt.Errorf("register model %q: %w", name, ErrNoEngine)
+	}
 	if err := validateModel(name, dimension, metric); err != nil {
 		return Model{}, err
 	}
@@ -176,11 +223,32 @@ func writeModel(e storage.Engine, name string, dimension int, metric Metric, tx 
 			name, metric, dimension, latest.Metric, latest.Dimension, latest.TxStart, ErrModelConflict)
 	case tx <= latest.TxStart:
 		return Model{}, fmt.Errorf("redefine model %q at %s: latest version at %s: %w", name, tx, latest.TxStart, ErrStaleTx)
+	case dimension != latest.Dimension:
+		if err := checkUnused(e, latest); err != nil {
+			return Model{}, fmt.Errorf("redefine model %q as dimension %d: %w", name, dimension, err)
+		}
 	}
 	if err := e.Put(storage.SystemScope{}.VectorModelKey(m.ID, tx), encodeModel(m)); err != nil {
 		return Model{}, fmt.Errorf("register model %q: %w", name, err)
 	}
 	return m, nil
+}
+
+// checkUnused returns ErrModelInUse if any vector row of any tenant is
+// stored under m. It reads the whole vectors family (a redefinition is
+// rare); rows whose keys do not decode belong to no model and are passed
+// over.
+func checkUnused(r storage.Reader, m Model) error {
+	for kv, err := range r.Scan(storage.SystemScope{}.FullFamily(storage.Vectors)) {
+		if err != nil {
+			return fmt.Errorf("look for vectors of model %q: %w", m.Name, err)
+		}
+		p, err := storage.DecodeVector(kv.Key)
+		if err == nil && p.Model == m.ID {
+			return fmt.Errorf("tenant %s holds vectors of dimension %d: %w", p.Scope, m.Dimension, ErrModelInUse)
+		}
+	}
+	return nil
 }
 
 // LookupModel returns the latest version of a model, or ErrUnknownModel.
@@ -222,6 +290,10 @@ func ModelHistory(r storage.Reader, name string) ([]Model, error) {
 // the first error. A row holding another name is a hash collision.
 func versions(r storage.Reader, name string) iter.Seq2[Model, error] {
 	return func(yield func(Model, error) bool) {
+		if r == nil {
+			yield(Model{}, ErrNoEngine)
+			return
+		}
 		id := storage.ModelIDOf(name)
 		for kv, err := range r.Scan(storage.SystemScope{}.VectorModelHistory(id)) {
 			var m Model
@@ -245,6 +317,9 @@ func versions(r storage.Reader, name string) iter.Seq2[Model, error] {
 // ListModels returns the latest version of every registered model, in
 // model id order.
 func ListModels(r storage.Reader) ([]Model, error) {
+	if r == nil {
+		return nil, fmt.Errorf("list models: %w", ErrNoEngine)
+	}
 	var out []Model
 	for kv, err := range r.Scan(storage.SystemScope{}.VectorModels()) {
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 // Sweep reads every tenant's leased jobs.
 func Sweep(e storage.Engine) (int, error) {
-	jobs, err := jobqueue.SweepLeases(e, func([]byte) (bool, error) { return true, nil })
+	jobs, _, err := jobqueue.SweepLeases(e, func([]byte) bool { return true })
 	_ = models.MetricCosine
 	return len(jobs), err
 }

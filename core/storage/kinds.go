@@ -1,24 +1,5 @@
 package storage
 
-// Key lengths per layout (spec §5.2 and the bitmap_index kinds).
-const (
-	VersionKeyLen       = 64 // node_versions, edge_versions
-	AdjacencyKeyLen     = 88 // adjacency_out, adjacency_in
-	TemporalIndexKeyLen = 65 // valid_time_index, tx_time_index
-	VectorKeyLen        = 72
-	SchemaKeyLen        = 48
-	SourceKeyLen        = 56
-	SpanKeyLen          = 64
-	TraceKeyLen         = 48
-	JobKeyLen           = 58
-
-	BitmapAllocKeyLen       = 41
-	BitmapIDMapKeyLen       = 45
-	BitmapRevMapKeyLen      = 57
-	BitmapPostingKeyLen     = 57
-	BitmapPropCounterKeyLen = 49
-)
-
 // IndexKind distinguishes node and edge rows in the temporal indexes, so
 // one index serves both version families.
 type IndexKind uint8
@@ -28,6 +9,9 @@ const (
 	IndexNode IndexKind = 0x00
 	IndexEdge IndexKind = 0x01
 )
+
+// Valid reports whether k is a known kind.
+func (k IndexKind) Valid() bool { return k <= IndexEdge }
 
 // String returns "node" or "edge".
 func (k IndexKind) String() string {
@@ -103,14 +87,6 @@ var bitmapKindNames = [...]string{
 	BitmapRevMap:      "rev_map",
 	BitmapPosting:     "posting",
 	BitmapPropCounter: "prop_counter",
-}
-
-var bitmapKindLens = [...]int{
-	BitmapAlloc:       BitmapAllocKeyLen,
-	BitmapIDMap:       BitmapIDMapKeyLen,
-	BitmapRevMap:      BitmapRevMapKeyLen,
-	BitmapPosting:     BitmapPostingKeyLen,
-	BitmapPropCounter: BitmapPropCounterKeyLen,
 }
 
 // Valid reports whether k is a known kind.

@@ -1,0 +1,115 @@
+package etcd
+
+import (
+	"fmt"
+	"iter"
+	"math/bits"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"telha.dev/core/storage"
+)
+
+// A batch is one etcd transaction, and etcd refuses a transaction with
+// more operations than --max-txn-ops, or whose request, as the leader
+// encodes it for its log, is larger than --max-request-bytes. The engine
+// computes that encoded size exactly, so that it refuses what the cluster
+// would refuse, before sending it, with a typed error; and it never splits
+// a batch to make it fit, which would make it non-atomic.
+//
+// The leader's log entry is an InternalRaftRequest: a header (field 100)
+// holding a request id of up to 10 varint bytes (the engine does not use
+// authentication, which would add a user name), and the transaction (field
+// 6). The transaction repeats RequestOp (field 2), each holding a
+// PutRequest (field 2: key 1, value 2) or a DeleteRangeRequest (field 3:
+// key 1). An empty bytes field is not encoded.
+const raftHeaderLen = 2 + 1 + 1 + 10 // header tag, length, ID tag, ID
+
+// varintLen is the length of x as a protobuf varint.
+func varintLen(x int) int { return 1 + (bits.Len64(uint64(x))-1)/7 }
+
+// fieldLen is the encoded length of a length-delimited field of n bytes
+// with a one-byte tag, as proto3 writes it: nothing when n is 0 and the
+// field is a bytes field (omitEmpty), else tag, length and the bytes.
+func fieldLen(n int, omitEmpty bool) int {
+	if n == 0 && omitEmpty {
+		return 0
+	}
+	return 1 + varintLen(n) + n
+}
+
+// opLen is the encoded length of one RequestOp in a transaction's success
+// list: a put of a value of valueLen bytes, or, when remove is set, a
+// single-key delete.
+func opLen(keyLen, valueLen int, remove bool) int {
+	inner := fieldLen(keyLen, true)
+	if !remove {
+		inner += fieldLen(valueLen, true)
+	}
+	return fieldLen(fieldLen(inner, false), false)
+}
+
+// requestLen is the encoded length of the log entry of a transaction whose
+// operations have the given encoded lengths in total.
+func requestLen(opsLen int) int { return raftHeaderLen + fieldLen(opsLen, false) }
+
+// txnOps turns mutations into the operations of one transaction, checking
+// each mutation again (Mutation.Check: a batch may have been changed after
+// it was built) and the cluster's limits. Several mutations of one key
+// collapse into the last, as in every engine: etcd refuses a transaction
+// that touches a key twice.
+func (e *Engine) txnOps(all iter.Seq2[int, storage.Mutation]) ([]clientv3.Op, error) {
+	var muts []storage.Mutation
+	var keys []string
+	last := make(map[string]int)
+	for i, m := range all {
+		if err := m.Check(); err != nil {
+			return nil, fmt.Errorf("mutation %d: %w", i, err)
+		}
+		k := e.keys.key(&m.Key)
+		last[k] = len(muts)
+		muts, keys = append(muts, m), append(keys, k)
+	}
+	ops := make([]clientv3.Op, 0, len(last))
+	total := 0
+	for i := range muts {
+		if last[keys[i]] != i {
+			continue
+		}
+		m := &muts[i]
+		n := opLen(len(keys[i]), len(m.Value), m.Kind == storage.MutationDelete)
+		if requestLen(n) > e.cfg.MaxRequestBytes {
+			return nil, fmt.Errorf("mutation %d: %d-byte value of %s: %w (at most %d bytes)",
+				i, len(m.Value), m.Key, storage.ErrValueTooLarge, e.MaxValueLen(m.Key))
+		}
+		total += n
+		if m.Kind == storage.MutationDelete {
+			ops = append(ops, clientv3.OpDelete(keys[i]))
+		} else {
+			ops = append(ops, clientv3.OpPut(keys[i], string(m.Value)))
+		}
+	}
+	switch {
+	case len(ops) > e.cfg.MaxTxnOps:
+		return nil, fmt.Errorf("%d distinct keys: %w (at most %d operations)", len(ops), ErrBatchTooLarge, e.cfg.MaxTxnOps)
+	case requestLen(total) > e.cfg.MaxRequestBytes:
+		return nil, fmt.Errorf("request of %d bytes: %w (at most %d bytes)", requestLen(total), ErrBatchTooLarge, e.cfg.MaxRequestBytes)
+	}
+	return ops, nil
+}
+
+// MaxValueLen returns the length of the largest value that a Put of k, or
+// a batch holding only that put, can store under the engine's
+// MaxRequestBytes. It depends a little on the key's length and the
+// namespace. It returns 0 for an invalid key.
+func (e *Engine) MaxValueLen(k storage.Key) int {
+	if !k.Valid() {
+		return 0
+	}
+	keyLen := len(e.keys.ns) + 1 + k.Len()
+	n := e.cfg.MaxRequestBytes - requestLen(opLen(keyLen, 0, false))
+	for n > 0 && requestLen(opLen(keyLen, n, false)) > e.cfg.MaxRequestBytes {
+		n--
+	}
+	return max(n, 0)
+}

@@ -1,0 +1,5 @@
+module telha.dev/lifecycle
+
+go 1.26.0
+
+replace telha.dev/core => ../core

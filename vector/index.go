@@ -1,0 +1,262 @@
+package vector
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/vector/internal/hnsw"
+)
+
+// index is the in-memory "now" of one tenant's vectors under one model:
+// for every node, its head (the version visible as of Latest: the latest
+// valid start, then the latest tx start). A live head is a slot of the
+// matrix of its dimension; a tombstone head is remembered apart, so that
+// an older version written later cannot bring the node back. A model's
+// dimension is fixed while vectors of it are stored, so there is one
+// matrix in practice; a second appears only for rows staged under an
+// outdated definition, which searches at the current dimension must pass
+// over, as the store path does.
+//
+// The index answers a query whose time is at or after every head it holds
+// (newest): as of such a time every node's visible version is its head.
+// Older times are read from the store.
+//
+// mu guards everything below it. Searches hold it for reading; loading,
+// applying writes and inserting into the graph hold it for writing.
+type index struct {
+	key indexKey
+
+	mu      sync.RWMutex
+	loaded  bool
+	dropped bool // taken out of the Store (wipe, close): look the index up again
+	mats    map[int]*matrix
+	tombs   map[uuid.UUID]version // nodes whose head is a tombstone
+	newest  AsOf                  // the latest valid start and tx start of any head held
+}
+
+// indexKey names an index: a tenant and a model.
+type indexKey struct {
+	scope storage.TenantScope
+	model storage.ModelID
+}
+
+func newIndex(key indexKey) *index { return &index{key: key} }
+
+// reset empties the index; it is loaded again on its next use.
+func (ix *index) reset() {
+	ix.loaded = false
+	ix.mats = nil
+	ix.tombs = nil
+	ix.newest = AsOf{Valid: storage.MinTimestamp, Tx: storage.MinTimestamp}
+}
+
+// load reads the index from r: one scan of the tenant's vectors family,
+// whose rows come by node, model, then latest version first, so the first
+// row of each (node, model) is its head. Must hold mu for writing.
+func (ix *index) load(r storage.Reader) error {
+	ix.reset()
+	ix.mats = make(map[int]*matrix)
+	ix.tombs = make(map[uuid.UUID]version)
+	var (
+		buf  []float32
+		last uuid.UUID
+		seen bool
+	)
+	for kv, err := range r.Scan(storage.TenantAll(ix.key.scope, storage.Vectors)) {
+		if err != nil {
+			return fmt.Errorf("load vectors: %w", err)
+		}
+		p, err := storage.DecodeVector(kv.Key)
+		if err != nil {
+			return fmt.Errorf("load vectors: %w", err)
+		}
+		if p.Model != ix.key.model || (seen && p.Node == last) {
+			continue
+		}
+		last, seen = p.Node, true
+		v, tomb, err := decodeValue(buf, kv.Value)
+		if err != nil {
+			return fmt.Errorf("load vectors: node %s: %w", p.Node, err)
+		}
+		buf = v
+		ix.setHead(p.Node, version{p.ValidStart, p.TxStart}, v, tomb)
+	}
+	for _, mx := range ix.mats {
+		mx.trim()
+	}
+	ix.loaded = true
+	return nil
+}
+
+// serves reports whether the index answers a query as of at: whether at
+// is at or after every head it has held. A head is the latest of its
+// node's rows in key order, so as of such a time it is the visible
+// version, whatever the node's other rows; newest never goes back (a head
+// replaced by an older row, when a row is erased, only makes it cautious).
+func (ix *index) serves(at AsOf) bool {
+	return at.Valid >= ix.newest.Valid && at.Tx >= ix.newest.Tx
+}
+
+// head returns the head of node: its version, and if it is live, its
+// matrix and slot.
+func (ix *index) head(node uuid.UUID) (ver version, mx *matrix, slot uint32, ok bool) {
+	if ver, ok := ix.tombs[node]; ok {
+		return ver, nil, 0, true
+	}
+	for _, mx := range ix.mats {
+		if slot, ok := mx.find(node); ok {
+			return mx.times[slot], mx, slot, true
+		}
+	}
+	return version{}, nil, 0, false
+}
+
+// setHead makes ver, with vector v or a tombstone, the head of node.
+func (ix *index) setHead(node uuid.UUID, ver version, v []float32, tomb bool) {
+	ix.newest.Valid = max(ix.newest.Valid, ver.valid)
+	ix.newest.Tx = max(ix.newest.Tx, ver.tx)
+	ix.dropHead(node)
+	if tomb {
+		ix.tombs[node] = ver
+		return
+	}
+	mx := ix.mats[len(v)]
+	if mx == nil {
+		mx = newMatrix(len(v))
+		ix.mats[len(v)] = mx
+	}
+	mx.add(node, ver, v)
+	ix.grew(mx)
+}
+
+// dropHead forgets node's head, if any, and kills its slot.
+func (ix *index) dropHead(node uuid.UUID) {
+	_, mx, slot, ok := ix.head(node)
+	switch {
+	case !ok:
+	case mx == nil:
+		delete(ix.tombs, node)
+	default:
+		mx.kill(slot)
+		if mx.sparse() {
+			ix.compact(mx)
+		}
+	}
+}
+
+// compact replaces mx by a copy without its dead slots. The graph, which
+// knows points by slot, starts over and is rebuilt in the background if
+// there was one.
+func (ix *index) compact(mx *matrix) {
+	out := mx.compacted()
+	ix.mats[mx.dim] = out
+	if mx.ann != nil {
+		ix.startGraph(out, mx.ann.metric, mx.ann.cfg)
+	}
+}
+
+// apply brings the index up to date with one written row of its tenant
+// and model, whose write has reached the engine. A put of a version later
+// than the node's head becomes the head from the written value; a put of
+// an earlier version changes nothing. Anything else (a put at the head's
+// own key, which concurrent writers may have written in either order, or
+// a delete of a row) is settled by reading the node's history back from
+// the engine, the one arbiter of order. Must hold mu for writing.
+func (ix *index) apply(r storage.Reader, m storage.Mutation, p storage.VectorParts) error {
+	ver := version{p.ValidStart, p.TxStart}
+	h, _, _, ok := ix.head(p.Node)
+	if m.Kind == storage.MutationPut {
+		if !ok || ver.after(h) {
+			v, tomb, err := decodeValue(nil, m.Value)
+			if err == nil {
+				ix.setHead(p.Node, ver, v, tomb)
+				return nil
+			}
+		} else if ver != h {
+			return nil
+		}
+	}
+	return ix.reread(r, p.Node)
+}
+
+// reread sets the head of node from its stored history.
+func (ix *index) reread(r storage.Reader, node uuid.UUID) error {
+	for kv, err := range r.Scan(storage.VectorHistory(ix.key.scope, node, ix.key.model)) {
+		if err != nil {
+			return err
+		}
+		p, err := storage.DecodeVector(kv.Key)
+		if err != nil {
+			return err
+		}
+		v, tomb, err := decodeValue(nil, kv.Value)
+		if err != nil {
+			return fmt.Errorf("node %s: %w", node, err)
+		}
+		ix.setHead(node, version{p.ValidStart, p.TxStart}, v, tomb)
+		return nil
+	}
+	ix.dropHead(node)
+	return nil
+}
+
+// search answers q from the index, which the caller holds for reading,
+// with the search options of opts, and reports false if the index does not
+// read as of q.At. An approximate search of a matrix without a graph under
+// q's metric is answered exactly and returns the matrix, whose graph the
+// caller should start.
+func (ix *index) search(m Model, q Query, opts *Options) (hits []Hit, ok bool, graphless *matrix) {
+	if !ix.serves(q.At) {
+		return nil, false, nil
+	}
+	k := newKNN(m.Metric, q.Vector, q.K)
+	mx := ix.mats[m.Dimension]
+	if mx == nil {
+		return k.result(), true, nil
+	}
+	set, allowed := mx.live, mx.nlive
+	if q.Filter != nil {
+		set, allowed = ix.filter(mx, q.Filter.IDs)
+	}
+	p := newProbe(m.Metric, q.Vector)
+	switch {
+	case q.Method != Approximate || (opts.ExactBelow > 0 && allowed < opts.ExactBelow):
+		mx.exact(&p, &k, set, 0)
+	case mx.ann == nil || mx.ann.metric != m.Metric:
+		mx.exact(&p, &k, set, 0)
+		graphless = mx
+	default:
+		mx.approximate(&p, &k, set, max(opts.EfSearch, q.K))
+	}
+	return k.result(), true, graphless
+}
+
+// filter returns the slots of mx that hold the current vectors of ids, and
+// their number.
+func (ix *index) filter(mx *matrix, ids []uuid.UUID) (bitset, int) {
+	set := make(bitset, len(mx.live))
+	n := 0
+	for _, id := range ids {
+		if slot, ok := mx.find(id); ok && !set.has(slot) {
+			set.set(slot)
+			n++
+		}
+	}
+	return set, n
+}
+
+// wantGraph gives mx a graph of shape cfg under metric, if it is still a
+// matrix of the index and has none under that metric.
+func (ix *index) wantGraph(mx *matrix, metric Metric, cfg hnsw.Config) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dropped || !ix.loaded || ix.mats[mx.dim] != mx {
+		return
+	}
+	if mx.ann == nil || mx.ann.metric != metric {
+		ix.startGraph(mx, metric, cfg)
+	}
+}

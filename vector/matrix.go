@@ -1,0 +1,180 @@
+package vector
+
+import (
+	"math"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/vector/internal/hnsw"
+)
+
+// matrix holds the current vectors of one dimension of an index in one
+// contiguous float32 array, row by row: the input of the exact scan and
+// the points of the approximate graph. A row's place is its slot. Slots
+// are appended and never rewritten: a node whose vector changes gets a new
+// slot and its old one dies, so the graph, which knows points only by
+// slot, never sees a point move. Dead slots are dropped by compaction.
+type matrix struct {
+	dim   int
+	vecs  []float32   // slot i is vecs[i*dim : (i+1)*dim]
+	norms []float64   // ‖row‖, as distance computes it
+	nodes []uuid.UUID // the node of each slot
+	times []version   // the version each slot holds
+	live  bitset      // slots that are a node's current vector
+	nlive int
+	where slotTable // the live slot of each node
+	ann   *ann      // the approximate graph; nil until an approximate search asks
+}
+
+// version is when a vector row was written: its valid start and tx start.
+type version struct {
+	valid, tx storage.Timestamp
+}
+
+// after reports whether v is later than o in the order of the key: valid
+// start first, then tx start.
+func (v version) after(o version) bool {
+	return v.valid > o.valid || (v.valid == o.valid && v.tx > o.tx)
+}
+
+// ann is the approximate graph of a matrix under one metric. It covers
+// the slots below graph.Len(); later slots (the tail) are searched
+// exactly until the builder has inserted them.
+type ann struct {
+	metric   Metric
+	cfg      hnsw.Config
+	graph    *hnsw.Graph
+	building bool // a builder goroutine is running
+}
+
+func newMatrix(dim int) *matrix { return &matrix{dim: dim} }
+
+func (mx *matrix) slots() int { return len(mx.nodes) }
+
+func (mx *matrix) row(slot uint32) []float32 {
+	at := int(slot) * mx.dim
+	return mx.vecs[at : at+mx.dim : at+mx.dim]
+}
+
+// add appends v, written at ver, as the current vector of node, which
+// has no live slot.
+func (mx *matrix) add(node uuid.UUID, ver version, v []float32) {
+	slot := uint32(len(mx.nodes))
+	mx.vecs = append(mx.vecs, v...)
+	mx.norms = append(mx.norms, norm(v))
+	mx.nodes = append(mx.nodes, node)
+	mx.times = append(mx.times, ver)
+	mx.live.grow(len(mx.nodes))
+	mx.live.set(slot)
+	mx.nlive++
+	mx.where.insert(mx.nodes, slot)
+}
+
+// trim gives back the room that appending left at the end of the arrays,
+// about a tenth of them once a load is done.
+func (mx *matrix) trim() {
+	mx.vecs = slices.Clone(mx.vecs)
+	mx.norms = slices.Clone(mx.norms)
+	mx.nodes = slices.Clone(mx.nodes)
+	mx.times = slices.Clone(mx.times)
+}
+
+// find returns the live slot of node.
+func (mx *matrix) find(node uuid.UUID) (uint32, bool) { return mx.where.find(mx.nodes, node) }
+
+// kill marks the live slot as no longer current.
+func (mx *matrix) kill(slot uint32) {
+	mx.where.remove(mx.nodes, slot)
+	mx.live.unset(slot)
+	mx.nlive--
+}
+
+// sparse reports whether dead slots have come to outnumber live ones
+// (beyond a floor that keeps small matrices from churning): time to
+// compact.
+func (mx *matrix) sparse() bool {
+	dead := mx.slots() - mx.nlive
+	return dead > 1024 && dead > mx.nlive
+}
+
+// compacted returns a copy of mx with its live slots only, in slot order,
+// and no graph.
+func (mx *matrix) compacted() *matrix {
+	out := newMatrix(mx.dim)
+	out.vecs = make([]float32, 0, mx.nlive*mx.dim)
+	out.norms = make([]float64, 0, mx.nlive)
+	out.nodes = make([]uuid.UUID, 0, mx.nlive)
+	out.times = make([]version, 0, mx.nlive)
+	for slot := range mx.live.from(0) {
+		out.add(mx.nodes[slot], mx.times[slot], mx.row(slot))
+	}
+	return out
+}
+
+// bytes returns the memory mx holds, its graph included.
+func (mx *matrix) bytes() int64 {
+	n := 4*int64(cap(mx.vecs)) + 8*int64(cap(mx.norms)) + 16*int64(cap(mx.nodes)) + 16*int64(cap(mx.times)) +
+		8*int64(cap(mx.live)) + 4*int64(cap(mx.where.buckets))
+	if mx.ann != nil {
+		n += mx.ann.graph.Bytes()
+	}
+	return n
+}
+
+// exact offers to k every slot of set at or above slot lo. A slot whose
+// kernel distance proves it cannot enter k is skipped without computing
+// its reference distance (see kernel.go), so the answer is the one a scan
+// with the reference alone would give.
+func (mx *matrix) exact(p *probe, k *knn, set bitset, lo uint32) {
+	for slot := range set.from(lo) {
+		v := mx.row(slot)
+		if k.full() {
+			vn := mx.norms[slot]
+			if p.floor(p.estimate(v, vn), vn) > k.worst() {
+				continue
+			}
+		}
+		k.offer(mx.nodes[slot], v)
+	}
+}
+
+// approximate offers to k the ef nearest slots of set that the graph
+// finds, then every slot of set in the tail, which the graph does not hold
+// yet. Offering computes the reference distance, so every hit carries the
+// distance an exact search would report for it. A walk that ran dry
+// before finding ef allowed slots, while the graph holds more, was cut off
+// from them by the filter (the allowed slots lie far from the walk's
+// entry): the graph's part is then scanned exactly instead.
+func (mx *matrix) approximate(p *probe, k *knn, set bitset, ef int) {
+	g := mx.ann.graph
+	query := func(slot uint32) float64 {
+		v, vn := mx.row(slot), mx.norms[slot]
+		if d := p.estimate(v, vn); !math.IsNaN(d) && !math.IsInf(d, 0) {
+			return d
+		}
+		return distance(p.metric, p.q, v, p.qnorm)
+	}
+	tail := uint32(g.Len())
+	found := g.Search(query, ef, ef, set.has)
+	if len(found) < ef && len(found) < set.count(tail) {
+		mx.exact(p, k, set, 0)
+		return
+	}
+	for _, r := range found {
+		k.offer(mx.nodes[r.ID], mx.row(r.ID))
+	}
+	mx.exact(p, k, set, tail)
+}
+
+// space measures the distance between two slots of a matrix with the
+// float32 kernels, for building the graph.
+type space struct {
+	mx     *matrix
+	metric Metric
+}
+
+func (s space) Distance(a, b uint32) float64 {
+	return kernelDistance(s.metric, s.mx.row(a), s.mx.row(b), s.mx.norms[a], s.mx.norms[b])
+}
