@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -68,11 +69,24 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("telhavet: ")
 	if unitMode(os.Args[1:]) {
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(vetToolMemoryLimit)
+		}
 		os.Args = append(os.Args[:1], unitArgs(os.Args[1:])...)
 		unitchecker.Main(bundle()...) // never returns
 	}
 	os.Exit(run(os.Args[1:]))
 }
+
+// vetToolMemoryLimit is the soft memory limit of telhavet as go vet's
+// tool, unless GOMEMLIMIT sets another: go vet runs one tool process per
+// package, GOMAXPROCS of them at once, and most of a process's peak is
+// garbage (syntax, types and SSA of the package, facts of its
+// dependencies) that a collection at this size frees. On the workspace and
+// the synthetic ones of tools/scalegen, it lowers the largest tool process
+// from 270 MB to 210 MB for about a sixth more CPU time when every package
+// is analyzed, and changes nothing when results are replayed from the cache.
+const vetToolMemoryLimit = 128 << 20
 
 // unitMode reports whether to hand over to the unit checker: go vet drives
 // a vet tool by asking for its version (-V=full) and flags (-flags), then

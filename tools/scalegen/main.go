@@ -2,8 +2,8 @@
 // telhavet gate scales: N subsystem packages that use the key authority
 // through its public API, as the real subsystems do, each importing one
 // earlier package (so that a change to one has importers), with a test
-// file each, and a violation in every twenty-fifth package (so that the
-// gate has findings to report and exits 3).
+// file each, and a violation in every twenty-fifth package (-every; so
+// that the gate has findings to report and exits 3).
 //
 // The workspace's go.work uses the generated module and this repository's
 // core module, by absolute path:
@@ -25,17 +25,15 @@ import (
 	"text/template"
 )
 
-// violationEvery is how often a package breaks a Telha rule.
-const violationEvery = 25
-
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("scalegen: ")
 	n := flag.Int("n", 50, "number of packages")
+	every := flag.Int("every", 25, "every how many packages one breaks a Telha rule")
 	out := flag.String("o", "", "directory to write the workspace to (must not exist)")
 	core := flag.String("core", "", "directory of the telha.dev/core module (default: ../../core from here)")
 	flag.Parse()
-	if *out == "" || *n < 1 {
+	if *out == "" || *n < 1 || *every < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -49,13 +47,14 @@ func main() {
 	if _, err := os.Stat(filepath.Join(coreDir, "go.mod")); err != nil {
 		log.Fatalf("no telha.dev/core module at %s: %v", coreDir, err)
 	}
-	if err := generate(*out, coreDir, *n); err != nil {
+	if err := generate(*out, coreDir, *n, *every); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// generate writes the workspace of n packages to dir.
-func generate(dir, coreDir string, n int) error {
+// generate writes the workspace of n packages to dir, one in every
+// every breaking a Telha rule.
+func generate(dir, coreDir string, n, every int) error {
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s exists", dir)
 	}
@@ -65,7 +64,7 @@ func generate(dir, coreDir string, n int) error {
 		"scale/doc.go": "// Package scale is a synthetic workspace written by scalegen.\npackage scale\n",
 	}
 	for i := range n {
-		p := pkg{Name: name(i), Index: i, Violates: i%violationEvery == violationEvery-1}
+		p := pkg{Name: name(i), Index: i, Violates: violates(i, every)}
 		if i > 0 {
 			p.Dep = name(i / 2)
 		}
@@ -97,7 +96,12 @@ type pkg struct {
 	Violates bool   // it reaches the system scope
 }
 
+// name is the name of the package i, which imports the package i/2.
 func name(i int) string { return fmt.Sprintf("p%04d", i) }
+
+// violates reports whether the package i breaks a Telha rule: the last
+// of every run of every packages.
+func violates(i, every int) bool { return i%every == every-1 }
 
 var source = template.Must(template.New("source").Parse(`// Package {{.Name}} is a synthetic subsystem: it stores and reads node
 // versions of one tenant through the key authority's public API.
