@@ -242,19 +242,31 @@ func analyze(o *options) (*results, string, error) {
 	}
 	flags = append(flags, o.analyzerFlags...)
 
-	res := newResults()
+	// The first pass of every build at once: the packages asked for in the
+	// default build, and in each other build the packages likely to hold
+	// files the default build leaves out.
+	first := make([]vetRun, len(builds))
 	for i, b := range builds {
-		pkgs := patterns
+		first[i] = vetRun{tool: tool, dir: dir, build: b, flags: flags, pkgs: patterns, trace: o.trace}
 		if i > 0 {
-			pkgs = nil // another configuration, for the files the others left out
+			first[i].pkgs = ws.likelyPackages(b, files)
 		}
+	}
+	res, err := runAll(slices.DeleteFunc(slices.Clone(first), func(r vetRun) bool { return len(r.pkgs) == 0 }))
+	if err != nil {
+		return nil, "", err
+	}
+	// Then, build by build, what is still missing: imported packages that
+	// ./... does not reach, and files still unseen.
+	for i, b := range builds {
 		tried := make(map[string]bool)
-		for pass := 0; ; pass++ {
-			if pass > 0 || i > 0 {
-				pkgs, err = ws.nextPackages(dir, b, res, files, tried)
-				if err != nil {
-					return nil, "", err
-				}
+		for _, p := range first[i].pkgs {
+			tried[p] = true
+		}
+		for pass := 1; ; pass++ {
+			pkgs, err := ws.nextPackages(dir, b, res, files, tried)
+			if err != nil {
+				return nil, "", err
 			}
 			if len(pkgs) == 0 {
 				break
