@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	_ "telha.dev/core/storage/etcd/etcdtest"
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
@@ -37,8 +38,8 @@ var (
 
 // TestMain runs the tests, which use the engine matrix
 // (storagetest.EachEngine), stops what its engine kinds share, and removes
-// the benchmark store. An engine of another module joins this package's
-// matrix with one blank import of its test package.
+// the benchmark store. The etcd engine, of another module, joins this
+// package's matrix with the blank import of etcdtest.
 func TestMain(m *testing.M) {
 	code := storagetest.RunMain(m)
 	if bench.g != nil {

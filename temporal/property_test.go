@@ -52,7 +52,7 @@ func edgeKey(k int) int  { return 100 + k }
 // fresh store.
 func TestBitemporalProperty(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
-		rapid.Check(t, func(rt *rapid.T) {
+		storagetest.Check(t, env, func(rt *rapid.T) {
 			checkBitemporal(rt, env.Engine, storagetest.TenantScope(t))
 		})
 	})

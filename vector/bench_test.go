@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	_ "telha.dev/core/storage/etcd/etcdtest"
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/core/storage/storagetest"
 	"telha.dev/temporal"
@@ -118,7 +119,8 @@ var (
 
 // TestMain runs the tests, which use the engine matrix
 // (storagetest.EachEngine), stops what its engine kinds share, and removes
-// the benchmark's store.
+// the benchmark's store. The etcd engine, of another module, joins this
+// package's matrix with the blank import of etcdtest.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := storagetest.RunMain(m)

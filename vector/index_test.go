@@ -353,7 +353,7 @@ func methodName(m Method) string {
 // store's, or return a node of another tenant.
 func TestIndexMatchesStore(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
-		rapid.Check(t, func(rt *rapid.T) {
+		storagetest.Check(t, env, func(rt *rapid.T) {
 			m := newIndexMachine(rt, t, env.Engine)
 			defer func() {
 				for _, s := range m.stores {

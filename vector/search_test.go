@@ -84,7 +84,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 				}
 			}
 		})
-		rapid.Check(t, func(rt *rapid.T) {
+		storagetest.Check(t, env, func(rt *rapid.T) {
 			scope := storagetest.TenantScope(t)
 			nodes := make([]uuid.UUID, rapid.IntRange(0, 12).Draw(rt, "nodes"))
 			for i := range nodes {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
 	"telha.dev/temporal"
 )

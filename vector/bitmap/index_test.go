@@ -292,7 +292,7 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 			}
 			return temporal.Bool(rapid.Bool().Draw(t, "bool"))
 		}
-		rapid.Check(t, func(rt *rapid.T) {
+		storagetest.Check(t, env, func(rt *rapid.T) {
 			scope := storagetest.TenantScope(t)
 			m := &model{nodes: map[uuid.UUID]temporal.NodeFact{}, overflow: map[[2]string]bool{}}
 			ids := make([]uuid.UUID, rapid.IntRange(1, 10).Draw(rt, "ids"))

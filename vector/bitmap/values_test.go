@@ -9,6 +9,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
+
 	"telha.dev/temporal"
 )
 

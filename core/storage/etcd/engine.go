@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,12 @@ type Engine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	closed atomic.Bool
+
+	// writing is held shared by each write in flight, from its check of
+	// closed to its answer, and exclusively by Close before it cancels
+	// calls: a write that Close would cut off could be committed by the
+	// cluster and still report ErrClosed.
+	writing sync.RWMutex
 }
 
 var _ storage.Engine = (*Engine)(nil)
@@ -122,6 +129,17 @@ func (e *Engine) ready() error {
 	return nil
 }
 
+// enterWrite is enter for a write, which then holds e.writing shared until
+// it has its answer: Close waits for it.
+func (e *Engine) enterWrite() error {
+	e.writing.RLock()
+	if e.closed.Load() {
+		e.writing.RUnlock()
+		return storage.ErrClosed
+	}
+	return nil
+}
+
 // enter returns storage.ErrClosed once the engine is closed.
 func (e *Engine) enter() error {
 	if e.closed.Load() {
@@ -166,9 +184,10 @@ func (e *Engine) apply(op string, muts iter.Seq2[int, storage.Mutation]) error {
 	if err != nil {
 		return fmt.Errorf("etcd engine: %s: %w", op, err)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return fmt.Errorf("etcd engine: %s: %w", op, err)
 	}
+	defer e.writing.RUnlock()
 	if len(ops) == 0 {
 		return nil
 	}
@@ -189,9 +208,10 @@ func (e *Engine) DeleteRange(r storage.ScanRange) error {
 	if !r.Valid() {
 		return fmt.Errorf("etcd engine: delete range: %w", storage.ErrInvalidRange)
 	}
-	if err := e.enter(); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return fmt.Errorf("etcd engine: delete range %s: %w", r, err)
 	}
+	defer e.writing.RUnlock()
 	start, end := e.keys.span(&r)
 	if start >= end {
 		return nil // an empty range deletes nothing, as in MemoryEngine
@@ -204,9 +224,11 @@ func (e *Engine) DeleteRange(r storage.ScanRange) error {
 	return nil
 }
 
-// Close ends the engine: calls in flight and open scans end with
-// storage.ErrClosed, open snapshots read ErrClosed. Later calls, Close
-// included, return storage.ErrClosed.
+// Close ends the engine. It waits for the writes in flight to get their
+// answer (each within Config.Timeout), so that a write that reports
+// storage.ErrClosed was never sent; reads in flight and open scans end with
+// ErrClosed, open snapshots read ErrClosed. Later calls, Close included,
+// return ErrClosed.
 func (e *Engine) Close() error {
 	if err := e.ready(); err != nil {
 		return fmt.Errorf("etcd engine: close: %w", err)
@@ -214,6 +236,8 @@ func (e *Engine) Close() error {
 	if e.closed.Swap(true) {
 		return fmt.Errorf("etcd engine: close: %w", storage.ErrClosed)
 	}
+	e.writing.Lock() // the writes in flight have their answers; later ones see closed
+	defer e.writing.Unlock()
 	e.cancel()
 	if err := e.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("etcd engine: close: %w", err)

@@ -30,6 +30,9 @@ import (
 // An engine of another module, which this package cannot import, joins the
 // matrix of a test binary with one blank import of its test package next to
 // that TestMain; the package calls Register from an init function.
+//
+// A rapid property over the matrix runs through Check, not rapid.Check, so
+// that a remote engine runs a share of its cases.
 
 // EngineKind is one kind of engine in the matrix.
 type EngineKind struct {
@@ -46,6 +49,11 @@ type EngineKind struct {
 	// again, for a durable kind, after each Close of the engine it got; it
 	// closes the last engine when t ends.
 	NewStore func(t testing.TB) (open func() (storage.Engine, error))
+
+	// Remote reports that every call is a round trip to other processes (a
+	// write, a quorum round): a property test runs fewer cases on it (see
+	// Check).
+	Remote bool
 
 	// Stop, if set, releases what the kind's stores share within a test
 	// binary, such as a test cluster started on first use. RunMain calls it
@@ -131,6 +139,7 @@ type Env struct {
 	// Engine is the open engine. Reopen replaces it.
 	Engine storage.Engine
 
+	remote  bool
 	durable bool
 	open    func() (storage.Engine, error)
 }
@@ -163,7 +172,7 @@ func (k EngineKind) newEnv(t testing.TB) *Env {
 	if err != nil {
 		t.Fatalf("open %s engine: %v", k.Name, err)
 	}
-	env := &Env{Kind: k.Name, Engine: e, durable: k.Durable, open: open}
+	env := &Env{Kind: k.Name, Engine: e, remote: k.Remote, durable: k.Durable, open: open}
 	t.Cleanup(func() {
 		if err := env.Engine.Close(); err != nil && !errors.Is(err, storage.ErrClosed) {
 			t.Errorf("close %s engine: %v", env.Kind, err)

@@ -51,6 +51,13 @@ type Config struct {
 	// that the store does not grow without bound. A snapshot or a paused
 	// scan older than it reads ErrCompacted. 0 keeps every revision.
 	CompactionRetention time.Duration
+
+	// UnsafeNoFsync stops the members from syncing their logs: a write is
+	// still acknowledged by a majority, but only into their page caches, so
+	// a machine that loses power loses it. For test clusters whose members
+	// share one machine and are never killed, where syncs would only slow
+	// every write; never for data that matters.
+	UnsafeNoFsync bool
 }
 
 // Defaults of Config. Telha's batches (a job purge, a tombstone cascade)
@@ -82,6 +89,8 @@ type layout struct {
 	// CompactionRetention is etcd's --auto-compaction-retention in
 	// periodic mode, empty for none.
 	CompactionRetention string `json:"compactionRetention,omitempty"`
+	// UnsafeNoFsync is etcd's --unsafe-no-fsync.
+	UnsafeNoFsync bool `json:"unsafeNoFsync,omitempty"`
 }
 
 type memberLayout struct {
@@ -168,6 +177,7 @@ func createLayout(cfg Config) (layout, error) {
 		MaxTxnOps:       cmp.Or(cfg.MaxTxnOps, DefaultMaxTxnOps),
 		MaxRequestBytes: cmp.Or(cfg.MaxRequestBytes, DefaultMaxRequestBytes),
 		ElectionMs:      int(cmp.Or(cfg.ElectionTimeout, DefaultElectionTimeout).Milliseconds()),
+		UnsafeNoFsync:   cfg.UnsafeNoFsync,
 	}
 	if cfg.CompactionRetention > 0 {
 		l.CompactionRetention = cfg.CompactionRetention.String()

@@ -70,6 +70,7 @@ func (l layout) embedConfig(dir string, i int) *embed.Config {
 		cfg.AutoCompactionMode = embed.CompactorModePeriodic
 		cfg.AutoCompactionRetention = l.CompactionRetention
 	}
+	cfg.UnsafeNoFsync = l.UnsafeNoFsync
 	cfg.EnableGRPCGateway = false
 	cfg.LogLevel = "warn"
 	cfg.LogOutputs = []string{l.logPath(dir, i)}

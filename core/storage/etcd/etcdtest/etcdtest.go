@@ -69,7 +69,11 @@ const Timeout = 20 * time.Second
 // etcd's default unless told otherwise.
 const SharedElectionTimeout = 2 * time.Second
 
-// shared is the test binary's cluster.
+// shared is the test binary's cluster. Its members do not sync their logs
+// (cluster.Config.UnsafeNoFsync): nothing kills them, and on a shared disk
+// three syncs per write made the subsystems' tests on etcd ten times
+// slower. The fault tests, which kill members, start clusters of their own
+// that sync (ProcessCluster).
 var shared struct {
 	once      sync.Once
 	dir       string
@@ -105,6 +109,7 @@ func init() {
 	storagetest.Register(storagetest.EngineKind{
 		Name:    "etcd",
 		Durable: true,
+		Remote:  true,
 		NewStore: func(t testing.TB) func() (storage.Engine, error) {
 			cfg := Config(t)
 			return func() (storage.Engine, error) { return etcd.Open(cfg) }
@@ -142,6 +147,7 @@ func sharedCluster(t testing.TB) *cluster.Cluster {
 			Dir:             shared.dir,
 			Members:         Members,
 			ElectionTimeout: SharedElectionTimeout,
+			UnsafeNoFsync:   true, // never killed: see Config.UnsafeNoFsync
 		}, cluster.InProcess())
 	})
 	if shared.err != nil {
