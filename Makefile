@@ -41,8 +41,9 @@ deps:
 	fi
 	@for m in $(MODULES); do (cd $$m && $(GO) mod download); done
 
-## test: deps, then every module's tests (-race), the property suite and the telhavet gate.
-test: deps unit properties gate
+## test: deps, then every module's tests (-race), the property suite, the
+## telhavet gate and the test of its scaling benchmark.
+test: deps unit properties gate bench-scale-test
 
 unit:
 	$(GO) test -race -timeout 20m $(PACKAGES)
@@ -105,6 +106,12 @@ bench-telhavet: telhavet
 SCALE ?= 50 200 800
 bench-scale: telhavet $(GOLANGCI_LINT)
 	tools/scalegen/bench.sh $(TELHAVET) $(GOLANGCI_LINT) $(SCALE)
+
+## bench-scale-test: the tests of tools/scalegen (a module outside go.work):
+## telhavet reports exactly the generated packages that break a rule, and
+## bench.sh measures and shows what an edit analyzes again.
+bench-scale-test: telhavet
+	cd tools/scalegen && GOWORK=off TELHAVET=$(TELHAVET) $(GO) test -count=1 .
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz: deps

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	gobuild "go/build"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -122,4 +123,52 @@ func (b build) builds(dir string, pkgs, files []string) ([]string, error) {
 		}
 	}
 	return built, nil
+}
+
+// context returns the go/build context of the build: the default one of
+// the environment with the build's settings.
+func (b build) context() gobuild.Context {
+	ctx := gobuild.Default
+	for _, setting := range b.env {
+		key, value, _ := strings.Cut(setting, "=")
+		switch key {
+		case "GOOS":
+			ctx.GOOS = value
+		case "GOARCH":
+			ctx.GOARCH = value
+		case "CGO_ENABLED":
+			ctx.CgoEnabled = value == "1"
+		}
+	}
+	if b.tags != "" {
+		ctx.BuildTags = strings.Split(b.tags, ",")
+	}
+	return ctx
+}
+
+// likelyPackages returns the packages that hold a file of files that the
+// default build leaves out and b compiles, by their names and build
+// constraints, without running the go command, so that the driver can
+// analyze them in b while it analyzes the default build. It is a guess
+// (the go command's environment files, cgo and other settings are not
+// read): the files that it misses are found by go list after the default
+// build, as before.
+func (ws *workspace) likelyPackages(b build, files []string) []string {
+	def, ctx := gobuild.Default, b.context()
+	var pkgs []string
+	for _, f := range files {
+		dir, name := filepath.Split(f)
+		inDefault, err := def.MatchFile(dir, name)
+		if err != nil || inDefault {
+			continue
+		}
+		if inBuild, err := ctx.MatchFile(dir, name); err != nil || !inBuild {
+			continue
+		}
+		if p, ok := ws.importPath(filepath.Dir(f)); ok {
+			pkgs = append(pkgs, p)
+		}
+	}
+	slices.Sort(pkgs)
+	return slices.Compact(pkgs)
 }

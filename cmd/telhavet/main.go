@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -68,11 +69,24 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("telhavet: ")
 	if unitMode(os.Args[1:]) {
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(vetToolMemoryLimit)
+		}
 		os.Args = append(os.Args[:1], unitArgs(os.Args[1:])...)
 		unitchecker.Main(bundle()...) // never returns
 	}
 	os.Exit(run(os.Args[1:]))
 }
+
+// vetToolMemoryLimit is the soft memory limit of telhavet as go vet's
+// tool, unless GOMEMLIMIT sets another: go vet runs one tool process per
+// package, GOMAXPROCS of them at once, and most of a process's peak is
+// garbage (syntax, types and SSA of the package, facts of its
+// dependencies) that a collection at this size frees. On the workspace and
+// the synthetic ones of tools/scalegen, it lowers the largest tool process
+// from 270 MB to 210 MB for about a sixth more CPU time when every package
+// is analyzed, and changes nothing when results are replayed from the cache.
+const vetToolMemoryLimit = 128 << 20
 
 // unitMode reports whether to hand over to the unit checker: go vet drives
 // a vet tool by asking for its version (-V=full) and flags (-flags), then
@@ -228,19 +242,31 @@ func analyze(o *options) (*results, string, error) {
 	}
 	flags = append(flags, o.analyzerFlags...)
 
-	res := newResults()
+	// The first pass of every build at once: the packages asked for in the
+	// default build, and in each other build the packages likely to hold
+	// files the default build leaves out.
+	first := make([]vetRun, len(builds))
 	for i, b := range builds {
-		pkgs := patterns
+		first[i] = vetRun{tool: tool, dir: dir, build: b, flags: flags, pkgs: patterns, trace: o.trace}
 		if i > 0 {
-			pkgs = nil // another configuration, for the files the others left out
+			first[i].pkgs = ws.likelyPackages(b, files)
 		}
+	}
+	res, err := runAll(slices.DeleteFunc(slices.Clone(first), func(r vetRun) bool { return len(r.pkgs) == 0 }))
+	if err != nil {
+		return nil, "", err
+	}
+	// Then, build by build, what is still missing: imported packages that
+	// ./... does not reach, and files still unseen.
+	for i, b := range builds {
 		tried := make(map[string]bool)
-		for pass := 0; ; pass++ {
-			if pass > 0 || i > 0 {
-				pkgs, err = ws.nextPackages(dir, b, res, files, tried)
-				if err != nil {
-					return nil, "", err
-				}
+		for _, p := range first[i].pkgs {
+			tried[p] = true
+		}
+		for pass := 1; ; pass++ {
+			pkgs, err := ws.nextPackages(dir, b, res, files, tried)
+			if err != nil {
+				return nil, "", err
 			}
 			if len(pkgs) == 0 {
 				break

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"telha.dev/analyzers/inventory"
 )
@@ -152,16 +153,55 @@ func (res *results) add(pkg, analyzer string, raw json.RawMessage) error {
 			res.records[rec.Pkg] = merged(res.records[rec.Pkg], rec)
 			continue
 		}
-		key := analyzer + "\x00" + fields.Posn + "\x00" + fields.Message
-		if res.seen[key] {
-			continue // the same finding in another build or variant
-		}
-		res.seen[key] = true
 		diag := diagnostic{Package: pkg, Analyzer: analyzer, Posn: fields.Posn, Message: fields.Message, Raw: d}
 		diag.file, diag.line, diag.col = splitPosn(fields.Posn)
-		res.diags = append(res.diags, diag)
+		res.addDiagnostic(diag)
 	}
 	return nil
+}
+
+// addDiagnostic adds a finding, unless the same finding came from another
+// build or variant.
+func (res *results) addDiagnostic(d diagnostic) {
+	key := d.Analyzer + "\x00" + d.Posn + "\x00" + d.Message
+	if res.seen[key] {
+		return
+	}
+	res.seen[key] = true
+	res.diags = append(res.diags, d)
+}
+
+// merge adds the results of another vet run.
+func (res *results) merge(other *results) {
+	for _, d := range other.diags {
+		res.addDiagnostic(d)
+	}
+	res.errors = append(res.errors, other.errors...)
+	for pkg, rec := range other.records {
+		res.records[pkg] = merged(res.records[pkg], rec)
+	}
+	res.failed = append(res.failed, other.failed...)
+}
+
+// runAll runs vet runs at the same time, each into results of its own, and
+// merges their results in order.
+func runAll(runs []vetRun) (*results, error) {
+	parts := make([]*results, len(runs))
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		parts[i] = newResults()
+		wg.Go(func() { errs[i] = r.run(parts[i]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	res := newResults()
+	for _, part := range parts {
+		res.merge(part)
+	}
+	return res, nil
 }
 
 // merged returns the record of a package analyzed in several variants

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -196,5 +197,52 @@ func TestDriver(t *testing.T) {
 	}
 	if code, stderr, got := run(); code != 3 || !slices.Equal(got, want) {
 		t.Errorf("without a/never.go: exit %d, findings %q, stderr:\n%s\nwant exit 3 and the same findings", code, got, stderr)
+	}
+}
+
+// TestLikelyPackages checks the guess of the packages that a build of
+// telhavet.builds analyzes at the same time as the default build: those
+// with files that it compiles and the default build does not.
+func TestLikelyPackages(t *testing.T) {
+	otherOS := "windows"
+	if runtime.GOOS == otherOS {
+		otherOS = "linux"
+	}
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.work":                            "go 1.26.0\n\nuse ./a\n",
+		"a/go.mod":                           "module example.com/a\n\ngo 1.26.0\n",
+		"a/a.go":                             "package a\n",
+		"a/a_" + otherOS + ".go":             "package a\n",
+		"a/os/os.go":                         "//go:build " + otherOS + "\n\npackage os\n",
+		"a/tagged/tagged.go":                 "//go:build integration\n\npackage tagged\n",
+		"a/tagged/tagged_" + otherOS + ".go": "//go:build integration\n\npackage tagged\n",
+		"a/never/never.go":                   "//go:build never\n\npackage never\n",
+	})
+	t.Setenv("GOWORK", "")
+	ws, err := findWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns, err := ws.expandPatterns(root, []string{"./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := ws.sourceFiles(root, patterns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		build build
+		want  []string
+	}{
+		{build{}, nil},
+		{build{env: []string{"GOOS=" + otherOS}}, []string{"example.com/a", "example.com/a/os"}},
+		{build{tags: "integration"}, []string{"example.com/a/tagged"}},
+		{build{env: []string{"GOOS=" + otherOS}, tags: "integration"}, []string{"example.com/a", "example.com/a/os", "example.com/a/tagged"}},
+	} {
+		if got := ws.likelyPackages(tt.build, files); !slices.Equal(got, tt.want) {
+			t.Errorf("build %s: %q, want %q", tt.build, got, tt.want)
+		}
 	}
 }

@@ -1,0 +1,3 @@
+module telha.dev/tools/scalegen
+
+go 1.26.0
