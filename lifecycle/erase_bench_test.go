@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,10 +13,24 @@ import (
 	"telha.dev/core/storage/storagetest"
 )
 
-// eraseBenchBytesEnv sets the size of the tenant BenchmarkEraseTenant
-// erases, in bytes of keys and values (default 16 MiB, so that `make
-// bench` stays short): TELHA_ERASE_BENCH_BYTES=1073741824 for 1 GiB.
-const eraseBenchBytesEnv = "TELHA_ERASE_BENCH_BYTES"
+// benchBytesEnv sets the size of the tenant that BenchmarkEraseTenant
+// erases and BenchmarkExportTenant exports, in bytes of keys and values
+// (default 16 MiB, so that `make bench` stays short):
+// TELHA_BENCH_TENANT_BYTES=1073741824 for 1 GiB.
+const benchBytesEnv = "TELHA_BENCH_TENANT_BYTES"
+
+// benchTenantBytes returns the size benchBytesEnv sets.
+func benchTenantBytes(b *testing.B) int64 {
+	s := os.Getenv(benchBytesEnv)
+	if s == "" {
+		return 16 << 20
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v <= 0 {
+		b.Fatalf("%s=%q: want a positive number of bytes", benchBytesEnv, s)
+	}
+	return v
+}
 
 // BenchmarkEraseTenant erases a tenant of the configured size from a
 // RocksDB store that also holds a tenant a quarter its size: the count
@@ -24,14 +39,7 @@ const eraseBenchBytesEnv = "TELHA_ERASE_BENCH_BYTES"
 // values) erased per second. Each iteration fills a new tenant first,
 // outside the timer.
 func BenchmarkEraseTenant(b *testing.B) {
-	size := int64(16 << 20)
-	if s := os.Getenv(eraseBenchBytesEnv); s != "" {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || v <= 0 {
-			b.Fatalf("%s=%q: want a positive number of bytes", eraseBenchBytesEnv, s)
-		}
-		size = v
-	}
+	size := benchTenantBytes(b)
 	e := storagetest.OpenRocksDB(b, filepath.Join(b.TempDir(), "store"))
 	fillBytes(b, e, storagetest.TenantScope(b), size/4)
 	var rows, n uint64
@@ -52,6 +60,26 @@ func BenchmarkEraseTenant(b *testing.B) {
 	b.ReportMetric(float64(rows)/sec, "rows/s")
 	b.ReportMetric(float64(n)/sec/1e6, "MB/s")
 	b.ReportMetric(float64(n)/float64(b.N)/1e6, "MB/tenant")
+}
+
+// BenchmarkExportTenant exports a tenant of the configured size from a
+// RocksDB store that also holds a tenant a quarter its size, to nowhere:
+// rows and megabytes of the export file per second.
+func BenchmarkExportTenant(b *testing.B) {
+	size := benchTenantBytes(b)
+	e := storagetest.OpenRocksDB(b, filepath.Join(b.TempDir(), "store"))
+	fillBytes(b, e, storagetest.TenantScope(b), size/4)
+	scope := storagetest.TenantScope(b)
+	provision(b, e, scope, "bench")
+	fillBytes(b, e, scope, size)
+	var st Stats
+	for b.Loop() {
+		var err error
+		if st, err = Export(e, scope, io.Discard, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report(b, st)
 }
 
 // eraseBenchValueLen is the value length of the benchmark's rows: node versions
