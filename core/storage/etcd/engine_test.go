@@ -12,6 +12,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/etcd"
 	"telha.dev/core/storage/etcd/etcdtest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // The tests of this package run one at a time (none calls t.Parallel):
@@ -355,9 +356,9 @@ func TestCloseDuringCalls(t *testing.T) {
 	}
 }
 
-// TestWritesRacingClose writes unique keys from many goroutines while the
-// engine closes: a write that reports storage.ErrClosed was never applied,
-// and every acknowledged write is there, when the namespace opens again.
+// TestWritesRacingClose writes from many goroutines while the engine
+// closes: a write that reports storage.ErrClosed was never applied, and
+// every acknowledged write is there, when the namespace opens again.
 // (Close once cancelled writes in flight, which the cluster could commit
 // after their caller had been told ErrClosed.)
 func TestWritesRacingClose(t *testing.T) {
@@ -366,49 +367,7 @@ func TestWritesRacingClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newScope(t)
-	const writers = 8
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		acked   = map[string]bool{}
-		started = make(chan struct{}, writers)
-	)
-	for range writers {
-		wg.Go(func() {
-			id := uuid.New()
-			for v := 0; ; v++ {
-				k := nodeKey(s, id, v)
-				err := e.Put(k, []byte("x"))
-				if v == 2 {
-					started <- struct{}{}
-				}
-				if err != nil {
-					wantErr(t, "a write racing Close", err, storage.ErrClosed)
-					return
-				}
-				mu.Lock()
-				acked[string(k.Bytes())] = true
-				mu.Unlock()
-			}
-		})
-	}
-	for range writers {
-		<-started
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	stored := mustRows(t, openConfig(t, cfg), storage.TenantAll(s, storage.NodeVersions))
-	for _, kv := range stored {
-		if !acked[string(kv.Key)] {
-			t.Errorf("%x is stored, but its write reported ErrClosed", kv.Key)
-		}
-	}
-	if len(stored) != len(acked) {
-		t.Errorf("%d rows stored, %d writes acknowledged", len(stored), len(acked))
-	}
+	storagetest.WritesRacingClose(t, e, func() storage.Engine { return openConfig(t, cfg) })
 }
 
 // TestUnavailable opens an engine on endpoints where nothing listens: Open

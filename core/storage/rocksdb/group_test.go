@@ -2,9 +2,7 @@ package rocksdb
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"unsafe"
 
@@ -55,61 +53,4 @@ func TestGroupLeavesOutBadBatch(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestWriteDurableUnderClose writes durably from many goroutines while the
-// engine closes: every call returns nil or storage.ErrClosed, none hangs,
-// and every acknowledged batch is in the store when it reopens.
-func TestWriteDurableUnderClose(t *testing.T) {
-	cfg := testConfig(t)
-	e, err := Open(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newScope(t)
-	const writers = 8
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		acked   []storage.Key
-		started = make(chan struct{}, writers)
-	)
-	for w := range writers {
-		wg.Go(func() {
-			id := uuid.New()
-			for v := 0; ; v++ {
-				var b storage.Batch
-				k := nodeKey(s, id, v)
-				b.Put(k, fmt.Appendf(nil, "%d %d", w, v))
-				err := e.WriteDurable(&b)
-				if v == 2 {
-					started <- struct{}{}
-				}
-				switch {
-				case errors.Is(err, storage.ErrClosed):
-					return
-				case err != nil:
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				acked = append(acked, k)
-				mu.Unlock()
-			}
-		})
-	}
-	for range writers {
-		<-started
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	e = openTest(t, cfg)
-	for _, k := range acked {
-		if _, err := e.Get(k); err != nil {
-			t.Fatalf("acknowledged %s: %v", k, err)
-		}
-	}
-	t.Logf("%d batches acknowledged before Close", len(acked))
 }
