@@ -206,7 +206,7 @@ func TestCompaction(t *testing.T) {
 	}
 	_, err = snap.Get(nodeKey(s, uuid.Nil, 0))
 	wantErr(t, "Get of a compacted snapshot", err, etcd.ErrCompacted)
-	rows, err := scanAll(snap, r, 0)
+	rows, err := storagetest.ScanLimit(snap, r, 0)
 	wantErr(t, "Scan of a compacted snapshot", err, etcd.ErrCompacted)
 	if len(rows) != 0 {
 		t.Errorf("a compacted snapshot's scan yielded %d rows", len(rows))
@@ -314,13 +314,13 @@ func TestCloseDuringCalls(t *testing.T) {
 	calls := []func(i int) error{
 		func(i int) error { return e.Put(nodeKey(s, uuid.New(), i), []byte("x")) },
 		func(i int) error { _, err := e.Get(nodeKey(s, uuid.Nil, i)); return err },
-		func(int) error { _, err := scanAll(e, r, 0); return err },
+		func(int) error { _, err := storagetest.ScanLimit(e, r, 0); return err },
 		func(int) error {
 			snap, err := e.Snapshot()
 			if err != nil {
 				return err
 			}
-			_, err = scanAll(snap, r, 0)
+			_, err = storagetest.ScanLimit(snap, r, 0)
 			return errors.Join(err, snap.Close())
 		},
 		func(int) error { return e.DeleteRange(storage.NodeHistory(s, uuid.New())) },

@@ -17,6 +17,7 @@ import (
 	"telha.dev/core/storage/etcd"
 	"telha.dev/core/storage/etcd/cluster"
 	"telha.dev/core/storage/etcd/etcdtest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // faultTimeout is the engine's deadline in the fault tests: long enough
@@ -174,7 +175,10 @@ func (f *faults) killDuringTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rows []storage.KV
-		if err := retry(func() (err error) { rows, err = scanAll(f.e, storage.NodeHistory(f.s, node), 0); return err }); err != nil {
+		if err := retry(func() (err error) {
+			rows, err = storagetest.ScanLimit(f.e, storage.NodeHistory(f.s, node), 0)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("round %d: write returned %v; %d of 1000 rows present", round, err, len(rows))
@@ -201,7 +205,7 @@ func (f *faults) snapshotAcrossLeaderChange(t *testing.T) {
 	}
 	killed := f.killLeader(t)
 	var got []storage.KV
-	if err := retry(func() (err error) { got, err = scanAll(snap, r, 0); return err }); err != nil {
+	if err := retry(func() (err error) { got, err = storagetest.ScanLimit(snap, r, 0); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if !sameRows(got, want) {
@@ -246,7 +250,7 @@ func (f *faults) quorumLoss(t *testing.T) {
 		{"Write", func() error { return e.Write(&b) }},
 		{"DeleteRange", func() error { return e.DeleteRange(r) }},
 		{"Get", func() error { _, err := e.Get(k); return err }},
-		{"Scan", func() error { _, err := scanAll(e, r, 0); return err }},
+		{"Scan", func() error { _, err := storagetest.ScanLimit(e, r, 0); return err }},
 		{"Snapshot", func() error { _, err := e.Snapshot(); return err }},
 		{"Checkpoint", func() error { return e.Checkpoint(filepath.Join(t.TempDir(), "checkpoint")) }},
 		{"Open", func() error { _, err := etcd.Open(short); return err }},

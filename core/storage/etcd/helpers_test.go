@@ -16,6 +16,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/etcd"
 	"telha.dev/core/storage/etcd/etcdtest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // newScope returns a fresh tenant scope.
@@ -51,7 +52,7 @@ func putNodes(t testing.TB, e storage.Engine, s storage.TenantScope, n int) stor
 // mustRows scans rg to its end, failing the test on error.
 func mustRows(t testing.TB, r storage.Reader, rg storage.ScanRange) []storage.KV {
 	t.Helper()
-	rows, err := scanAll(r, rg, 0)
+	rows, err := storagetest.ScanLimit(r, rg, 0)
 	if err != nil {
 		t.Fatalf("scan %s: %v", rg, err)
 	}

@@ -1,7 +1,6 @@
 package etcd_test
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/etcd"
 	"telha.dev/core/storage/etcd/etcdtest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // The model test runs random operations against the etcd engine and
@@ -163,12 +163,12 @@ func drawValue(t *rapid.T) []byte { return rapid.SliceOfN(rapid.Byte(), 0, 4).Dr
 
 func (m *modelMachine) put(t *rapid.T) {
 	k, v := drawKey(t), drawValue(t)
-	sameError(t, "put", m.e.Put(k, v), m.mem.Put(k, v))
+	storagetest.SameError(t, "put", m.e.Put(k, v), m.mem.Put(k, v))
 }
 
 func (m *modelMachine) delete(t *rapid.T) {
 	k := drawKey(t)
-	sameError(t, "delete", m.e.Delete(k), m.mem.Delete(k))
+	storagetest.SameError(t, "delete", m.e.Delete(k), m.mem.Delete(k))
 }
 
 // writeBatch writes a batch of puts and deletes, often of one key several
@@ -189,22 +189,22 @@ func (m *modelMachine) writeBatch(t *rapid.T) {
 		}
 	}
 	if rapid.Bool().Draw(t, "durable") {
-		sameError(t, "write durable", m.e.WriteDurable(&b), m.mem.WriteDurable(&b))
+		storagetest.SameError(t, "write durable", m.e.WriteDurable(&b), m.mem.WriteDurable(&b))
 	} else {
-		sameError(t, "write", m.e.Write(&b), m.mem.Write(&b))
+		storagetest.SameError(t, "write", m.e.Write(&b), m.mem.Write(&b))
 	}
 }
 
 func (m *modelMachine) deleteRange(t *rapid.T) {
 	r := rapid.SampledFrom(modelRanges).Draw(t, "range")
-	sameError(t, "delete range "+r.String(), m.e.DeleteRange(r), m.mem.DeleteRange(r))
+	storagetest.SameError(t, "delete range "+r.String(), m.e.DeleteRange(r), m.mem.DeleteRange(r))
 }
 
-func (m *modelMachine) get(t *rapid.T) { sameGet(t, m.e, m.mem, drawKey(t)) }
+func (m *modelMachine) get(t *rapid.T) { storagetest.SameGet(t, m.e, m.mem, drawKey(t)) }
 
 func (m *modelMachine) scan(t *rapid.T) {
 	limit := rapid.IntRange(0, 8).Draw(t, "stop after")
-	sameScan(t, m.e, m.mem, rapid.SampledFrom(modelRanges).Draw(t, "range"), limit)
+	storagetest.SameScan(t, m.e, m.mem, rapid.SampledFrom(modelRanges).Draw(t, "range"), limit)
 }
 
 // snapshotOp opens a snapshot on both engines, or reads or closes the open
@@ -229,12 +229,12 @@ func (m *modelMachine) snapshotOp(t *rapid.T) {
 	case m.compacted:
 		_, err := m.snap.Get(k)
 		wantCompacted(t, "snapshot get", err)
-		_, err = scanAll(m.snap, r, 0)
+		_, err = storagetest.ScanLimit(m.snap, r, 0)
 		wantCompacted(t, "snapshot scan", err)
 	case op == 0:
-		sameGet(t, m.snap, m.memSnap, k)
+		storagetest.SameGet(t, m.snap, m.memSnap, k)
 	default:
-		sameScan(t, m.snap, m.memSnap, r, 0)
+		storagetest.SameScan(t, m.snap, m.memSnap, r, 0)
 	}
 }
 
@@ -248,7 +248,7 @@ func (m *modelMachine) closeSnapshots(t *rapid.T) {
 	if m.snap == nil {
 		return
 	}
-	sameError(t, "close snapshot", m.snap.Close(), m.memSnap.Close())
+	storagetest.SameError(t, "close snapshot", m.snap.Close(), m.memSnap.Close())
 	m.snap, m.memSnap = nil, nil
 }
 
@@ -282,62 +282,6 @@ func (m *modelMachine) compact(t *rapid.T) {
 // and scan steps compare the engines along the way.
 func (m *modelMachine) check(t *rapid.T) {
 	for _, cf := range modelFamilies {
-		sameScan(t, m.e, m.mem, storage.SystemScope{}.FullFamily(cf), 0)
+		storagetest.SameScan(t, m.e, m.mem, storage.SystemScope{}.FullFamily(cf), 0)
 	}
-}
-
-// errorKind maps an error to the sentinel it wraps, so that errors compare
-// by meaning, not by message.
-func errorKind(err error) error {
-	for _, s := range []error{storage.ErrNotFound, storage.ErrInvalidKey, storage.ErrInvalidRange, storage.ErrClosed} {
-		if errors.Is(err, s) {
-			return s
-		}
-	}
-	return err
-}
-
-func sameError(t *rapid.T, op string, got, want error) {
-	t.Helper()
-	if errorKind(got) != errorKind(want) {
-		t.Fatalf("%s: etcd %v, memory %v", op, got, want)
-	}
-}
-
-func sameGet(t *rapid.T, got, want storage.Reader, k storage.Key) {
-	t.Helper()
-	gv, gerr := got.Get(k)
-	wv, werr := want.Get(k)
-	sameError(t, "get "+k.String(), gerr, werr)
-	if !bytes.Equal(gv, wv) {
-		t.Fatalf("get %s: etcd %q, memory %q", k, gv, wv)
-	}
-}
-
-// sameScan compares the rows and final error of one scan on both readers,
-// stopping after limit rows when limit is not 0.
-func sameScan(t *rapid.T, got, want storage.Reader, r storage.ScanRange, limit int) {
-	t.Helper()
-	grows, gerr := scanAll(got, r, limit)
-	wrows, werr := scanAll(want, r, limit)
-	sameError(t, "scan "+r.String(), gerr, werr)
-	if !sameRows(grows, wrows) {
-		t.Fatalf("scan %s: etcd %d rows, memory %d", r, len(grows), len(wrows))
-	}
-}
-
-// scanAll collects a scan's rows, stopping after limit rows when limit is
-// not 0.
-func scanAll(r storage.Reader, rg storage.ScanRange, limit int) ([]storage.KV, error) {
-	var out []storage.KV
-	for kv, err := range r.Scan(rg) {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, kv)
-		if len(out) == limit {
-			break
-		}
-	}
-	return out, nil
 }

@@ -1,16 +1,17 @@
-package rocksdb
+package rocksdb_test
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 )
 
 // The model test runs random operations against the RocksDB engine and
@@ -204,8 +205,8 @@ func drawValue(t *rapid.T) []byte {
 
 // modelMachine holds the two engines and the snapshots open on both.
 type modelMachine struct {
-	cfg       Config
-	rocks     *Engine
+	cfg       rocksdb.Config
+	rocks     *rocksdb.Engine
 	mem       *storage.MemoryEngine
 	rocksSnap storage.Snapshot // nil when no snapshot is open
 	memSnap   storage.Snapshot
@@ -217,9 +218,8 @@ type modelMachine struct {
 // tombstone per family, which the tombstones themselves exercise.
 func TestModel(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
-	rocks := openTest(t, cfg)
-	m := &modelMachine{cfg: cfg, rocks: rocks}
+	cfg := storagetest.RocksDBConfig(filepath.Join(t.TempDir(), "store"))
+	m := &modelMachine{cfg: cfg, rocks: storagetest.OpenRocksDB(t, cfg.Path)}
 	t.Cleanup(func() { m.rocks.Close() })
 	rapid.Check(t, func(t *rapid.T) {
 		m.reset(t)
@@ -258,7 +258,7 @@ func (m *modelMachine) reset(t *rapid.T) {
 }
 
 func (m *modelMachine) openRocks(t *rapid.T) {
-	rocks, err := Open(Config{Path: m.cfg.Path, MemtableSize: testMemtableSize})
+	rocks, err := rocksdb.Open(m.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,12 +267,12 @@ func (m *modelMachine) openRocks(t *rapid.T) {
 
 func (m *modelMachine) put(t *rapid.T) {
 	k, v := drawKey(t, "key"), drawValue(t)
-	sameError(t, "put", m.rocks.Put(k, v), m.mem.Put(k, v))
+	storagetest.SameError(t, "put", m.rocks.Put(k, v), m.mem.Put(k, v))
 }
 
 func (m *modelMachine) delete(t *rapid.T) {
 	k := drawKey(t, "key")
-	sameError(t, "delete", m.rocks.Delete(k), m.mem.Delete(k))
+	storagetest.SameError(t, "delete", m.rocks.Delete(k), m.mem.Delete(k))
 }
 
 // writeBatch writes a batch of puts and deletes, sometimes poisoned by a
@@ -292,24 +292,24 @@ func (m *modelMachine) writeBatch(t *rapid.T) {
 		}
 	}
 	if rapid.Bool().Draw(t, "durable") {
-		sameError(t, "write durable", m.rocks.WriteDurable(&b), m.mem.WriteDurable(&b))
+		storagetest.SameError(t, "write durable", m.rocks.WriteDurable(&b), m.mem.WriteDurable(&b))
 	} else {
-		sameError(t, "write", m.rocks.Write(&b), m.mem.Write(&b))
+		storagetest.SameError(t, "write", m.rocks.Write(&b), m.mem.Write(&b))
 	}
 }
 
 func (m *modelMachine) deleteRange(t *rapid.T) {
 	r := drawRange(t)
-	sameError(t, "delete range "+r.String(), m.rocks.DeleteRange(r), m.mem.DeleteRange(r))
+	storagetest.SameError(t, "delete range "+r.String(), m.rocks.DeleteRange(r), m.mem.DeleteRange(r))
 }
 
 func (m *modelMachine) get(t *rapid.T) {
-	sameGet(t, m.rocks, m.mem, drawKey(t, "key"))
+	storagetest.SameGet(t, m.rocks, m.mem, drawKey(t, "key"))
 }
 
 func (m *modelMachine) scan(t *rapid.T) {
 	limit := rapid.IntRange(0, 20).Draw(t, "stop after")
-	sameScan(t, m.rocks, m.mem, drawRange(t), limit)
+	storagetest.SameScan(t, m.rocks, m.mem, drawRange(t), limit)
 }
 
 // snapshot opens a snapshot on both engines, or reads or closes the open
@@ -327,9 +327,9 @@ func (m *modelMachine) snapshot(t *rapid.T) {
 	}
 	switch rapid.IntRange(0, 2).Draw(t, "snapshot op") {
 	case 0:
-		sameGet(t, m.rocksSnap, m.memSnap, drawKey(t, "key"))
+		storagetest.SameGet(t, m.rocksSnap, m.memSnap, drawKey(t, "key"))
 	case 1:
-		sameScan(t, m.rocksSnap, m.memSnap, drawRange(t), 0)
+		storagetest.SameScan(t, m.rocksSnap, m.memSnap, drawRange(t), 0)
 	default:
 		m.closeSnapshots(t)
 	}
@@ -339,7 +339,7 @@ func (m *modelMachine) closeSnapshots(t *rapid.T) {
 	if m.rocksSnap == nil {
 		return
 	}
-	sameError(t, "close snapshot", m.rocksSnap.Close(), m.memSnap.Close())
+	storagetest.SameError(t, "close snapshot", m.rocksSnap.Close(), m.memSnap.Close())
 	m.rocksSnap, m.memSnap = nil, nil
 }
 
@@ -351,7 +351,7 @@ func (m *modelMachine) flush(t *rapid.T) {
 		return
 	}
 	cf := rapid.SampledFrom(storage.Families()).Draw(t, "family")
-	if err := flushFamily(m.rocks, cf); err != nil {
+	if err := rocksdb.FlushFamily(m.rocks, cf); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -375,75 +375,6 @@ func rare(t *rapid.T, label string) bool { return rapid.IntRange(0, 3).Draw(t, l
 // check compares both engines in full after every step.
 func (m *modelMachine) check(t *rapid.T) {
 	for _, cf := range storage.Families() {
-		sameScan(t, m.rocks, m.mem, storage.SystemScope{}.FullFamily(cf), 0)
+		storagetest.SameScan(t, m.rocks, m.mem, storage.SystemScope{}.FullFamily(cf), 0)
 	}
-}
-
-// errorKind maps an error to the sentinel it wraps, so that errors compare
-// by meaning, not by message.
-func errorKind(err error) error {
-	for _, s := range []error{storage.ErrNotFound, storage.ErrInvalidKey, storage.ErrInvalidRange, storage.ErrClosed} {
-		if errors.Is(err, s) {
-			return s
-		}
-	}
-	return err
-}
-
-func sameError(t *rapid.T, op string, rocks, mem error) {
-	t.Helper()
-	if errorKind(rocks) != errorKind(mem) {
-		t.Fatalf("%s: rocksdb %v, memory %v", op, rocks, mem)
-	}
-}
-
-func sameGet(t *rapid.T, rocks, mem storage.Reader, k storage.Key) {
-	t.Helper()
-	rv, rerr := rocks.Get(k)
-	mv, merr := mem.Get(k)
-	sameError(t, "get "+k.String(), rerr, merr)
-	if !bytes.Equal(rv, mv) {
-		t.Fatalf("get %s: rocksdb %q, memory %q", k, rv, mv)
-	}
-}
-
-// sameScan compares the rows and final error of one scan on both readers,
-// stopping after limit rows when limit is not 0.
-func sameScan(t *rapid.T, rocks, mem storage.Reader, r storage.ScanRange, limit int) {
-	t.Helper()
-	rrows, rerr := scanRows(rocks, r, limit)
-	mrows, merr := scanRows(mem, r, limit)
-	sameError(t, "scan "+r.String(), rerr, merr)
-	if len(rrows) != len(mrows) {
-		t.Fatalf("scan %s: rocksdb %d rows, memory %d\nrocksdb %s\nmemory  %s", r, len(rrows), len(mrows), rrows, mrows)
-	}
-	for i := range rrows {
-		if !bytes.Equal(rrows[i].Key, mrows[i].Key) || !bytes.Equal(rrows[i].Value, mrows[i].Value) {
-			t.Fatalf("scan %s: row %d: rocksdb %x=%q, memory %x=%q", r, i, rrows[i].Key, rrows[i].Value, mrows[i].Key, mrows[i].Value)
-		}
-	}
-}
-
-type rows []storage.KV
-
-func (rs rows) String() string {
-	var b bytes.Buffer
-	for _, kv := range rs {
-		fmt.Fprintf(&b, "\n  %x=%q", kv.Key, kv.Value)
-	}
-	return b.String()
-}
-
-func scanRows(r storage.Reader, rng storage.ScanRange, limit int) (rows, error) {
-	var out rows
-	for kv, err := range r.Scan(rng) {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, kv)
-		if len(out) == limit {
-			break
-		}
-	}
-	return out, nil
 }
