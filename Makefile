@@ -13,7 +13,7 @@ TELHAVET := $(BIN)/telhavet
 GOLANGCI_LINT := $(BIN)/golangci-lint
 # How long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 30s
-# Checks per rapid property in `make test`: 78 properties today (several per
+# Checks per rapid property in `make test`: 86 properties today (several per
 # key shape and range of the layout table) x 17,000 is over
 # 1,000,000 generated cases (the suite prints the total).
 RAPID_CHECKS ?= 17000
