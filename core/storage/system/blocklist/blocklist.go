@@ -140,7 +140,9 @@ func (k *Keyer) Digest(text []byte) [SecretLen]byte {
 func (k *Keyer) Hasher() Hasher { return Hasher{h: blake3.New(SecretLen, k.secret[:])} }
 
 // Format prints no part of the secret, whatever the verb.
-func (Keyer) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, "blocklist.Keyer(secret withheld)") }
+func (Keyer) Format(f fmt.State, _ rune) {
+	_, _ = io.WriteString(f, "blocklist.Keyer(secret withheld)")
+}
 
 // Hasher computes one keyed digest. Its zero value is not usable: get one
 // from Keyer.Hasher.
@@ -158,4 +160,6 @@ func (h Hasher) Sum() (d [SecretLen]byte) {
 }
 
 // Format prints no part of the hasher's state, which holds the secret.
-func (Hasher) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, "blocklist.Hasher(secret withheld)") }
+func (Hasher) Format(f fmt.State, _ rune) {
+	_, _ = io.WriteString(f, "blocklist.Hasher(secret withheld)")
+}
