@@ -20,7 +20,10 @@ func entry(n int) uuid.UUID { return uuid.UUID{0x1e, 0xd9, 15: byte(n)} }
 // commit adds plan p under ledger entry e to a batch and writes it: the
 // tests stand in for the tenant lifecycle, which commits it with the
 // ledger entry.
-func commit(t testing.TB, eng storage.Engine, p *sources.RedactionPlan, e uuid.UUID) {
+func commit(t interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}, eng storage.Engine, p *sources.RedactionPlan, e uuid.UUID) {
 	t.Helper()
 	var b storage.Batch
 	if err := p.AddTo(&b, e); err != nil {
@@ -236,9 +239,9 @@ func TestRepeatedRedactionsThenDelete(t *testing.T) {
 		b := mustIngest(t, s, scope, doc)
 		steps := [][]sources.Range{
 			{{Start: runeStart(doc, 100), End: runeStart(doc, 200)}},
-			{{Start: runeStart(doc, 150), End: runeStart(doc, 300)}},                 // overlaps the first
+			{{Start: runeStart(doc, 150), End: runeStart(doc, 300)}},                    // overlaps the first
 			{{Start: runeStart(doc, 50), End: runeStart(doc, 120)}, {Start: 0, End: 1}}, // reaches into it from the left; the first byte
-			{{Start: runeStart(doc, sources.ChunkSize), End: uint64(len(doc))}},          // the end
+			{{Start: runeStart(doc, sources.ChunkSize), End: uint64(len(doc))}},         // the end
 		}
 		var done []sources.Range
 		texts := [][]byte{doc}
