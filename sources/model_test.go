@@ -27,6 +27,19 @@ type model struct {
 	pairs    map[storage.TenantScope][]pair
 }
 
+// blobError is the error the model expects of an operation on blob id,
+// whose original text (nil if the tenant never held it) is doc: nil,
+// ErrNoBlob or ErrDeleted.
+func (m *model) blobError(scope storage.TenantScope, id uuid.UUID, doc []byte) error {
+	switch {
+	case doc == nil:
+		return sources.ErrNoBlob
+	case m.deleted[scope][id]:
+		return sources.ErrDeleted
+	}
+	return nil
+}
+
 // redactionError is the error the model expects of a redaction of ranges
 // from doc, of which old are redacted already: nil, or ErrBadRange.
 func redactionError(doc []byte, old, ranges []sources.Range) error {
@@ -176,19 +189,11 @@ func TestModel(t *testing.T) {
 					scope := genScope.Draw(rt, "scope")
 					id, doc := blobOf(rt, scope)
 					r, err := s.Open(scope, id)
-					switch {
-					case doc == nil:
-						if !errors.Is(err, sources.ErrNoBlob) {
-							rt.Fatalf("open of a blob the tenant lacks: %v", err)
+					if want := m.blobError(scope, id, doc); want != nil || err != nil {
+						if !errors.Is(err, want) || want == nil {
+							rt.Fatalf("open: %v, want %v", err, want)
 						}
 						return
-					case m.deleted[scope][id]:
-						if !errors.Is(err, sources.ErrDeleted) {
-							rt.Fatalf("open of a deleted blob: %v", err)
-						}
-						return
-					case err != nil:
-						rt.Fatal(err)
 					}
 					defer r.Close()
 					var got bytes.Buffer
@@ -202,15 +207,11 @@ func TestModel(t *testing.T) {
 					id, doc := blobOf(rt, scope)
 					ranges := genRanges(len(doc)).Draw(rt, "ranges")
 					p, err := s.PlanRedaction(scope, id, ranges)
-					var want error
+					want := m.blobError(scope, id, doc)
 					switch {
 					case len(ranges) == 0 || slices.ContainsFunc(ranges, func(r sources.Range) bool { return r.Start >= r.End }):
 						want = sources.ErrBadRange // the arguments are checked first
-					case doc == nil:
-						want = sources.ErrNoBlob
-					case m.deleted[scope][id]:
-						want = sources.ErrDeleted
-					default:
+					case want == nil:
 						want = redactionError(doc, m.redacted[scope][id], ranges)
 					}
 					if want != nil {
@@ -229,21 +230,14 @@ func TestModel(t *testing.T) {
 					scope := genScope.Draw(rt, "scope")
 					id, doc := blobOf(rt, scope)
 					p, err := s.PlanDelete(scope, id)
-					switch {
-					case doc == nil:
-						if !errors.Is(err, sources.ErrNoBlob) {
-							rt.Fatalf("delete of a blob the tenant lacks: %v", err)
+					if want := m.blobError(scope, id, doc); want != nil || err != nil {
+						if !errors.Is(err, want) || want == nil {
+							rt.Fatalf("delete: %v, want %v", err, want)
 						}
-					case m.deleted[scope][id]:
-						if !errors.Is(err, sources.ErrDeleted) {
-							rt.Fatalf("delete of a deleted blob: %v", err)
-						}
-					case err != nil:
-						rt.Fatal(err)
-					default:
-						apply(rt, scope, p, doc)
-						m.deleted[scope][id] = true
+						return
 					}
+					apply(rt, scope, p, doc)
+					m.deleted[scope][id] = true
 				},
 				"record": func(rt *rapid.T) {
 					scope := genScope.Draw(rt, "scope")
@@ -253,14 +247,10 @@ func TestModel(t *testing.T) {
 					facts := rapid.SliceOfN(rapid.SampledFrom(factPool), 1, 3).Draw(rt, "facts")
 					sp := sources.Span{Source: id, Start: start, End: end}
 					err := s.Record(scope, sp, facts...)
-					switch {
-					case doc == nil:
-						if !errors.Is(err, sources.ErrNoBlob) {
-							rt.Fatalf("record on a blob the tenant lacks: %v", err)
-						}
-					case m.deleted[scope][id]:
-						if !errors.Is(err, sources.ErrDeleted) {
-							rt.Fatalf("record on a deleted blob: %v", err)
+					switch want := m.blobError(scope, id, doc); {
+					case want != nil:
+						if !errors.Is(err, want) {
+							rt.Fatalf("record on blob %s: %v, want %v", id, err, want)
 						}
 					case start >= end || end > uint64(len(doc)):
 						if !errors.Is(err, sources.ErrBadSpan) {
