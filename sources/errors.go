@@ -39,6 +39,37 @@ var (
 	// ErrNoTrace reports a trace id the tenant has no trace for.
 	ErrNoTrace = errors.New("no such trace")
 
+	// ErrBadRange reports a redaction range that is empty, inverted,
+	// reaches past the end of the original text or has an end inside a
+	// UTF-8 character of it; an empty list of ranges; or ranges whose
+	// bytes are all redacted already.
+	ErrBadRange = errors.New("bad redaction range")
+
+	// ErrDeleted reports a blob that was deleted: its id is an address
+	// only, and it has no text to read, redact or delete.
+	ErrDeleted = errors.New("blob deleted")
+
+	// ErrBlocklisted reports a text that a redaction or deletion of the
+	// tenant took out, whose keyed digest is blocklisted: it is not
+	// stored again.
+	ErrBlocklisted = errors.New("content is blocklisted: it was redacted or deleted")
+
+	// ErrRedacted reports an ingest of the original text of a blob that
+	// was redacted or deleted, whose keyed digest the blocklist lacks (a
+	// store restored under another deployment's secret): the blob id is
+	// an address only, and the text is not stored again under it.
+	ErrRedacted = errors.New("blob was redacted or deleted")
+
+	// ErrBadLedgerEntry reports a redaction plan applied under a nil
+	// ledger entry id, or one the blob's record lists already.
+	ErrBadLedgerEntry = errors.New("bad ledger entry for a redaction")
+
+	// ErrBadPlan reports a redaction plan that cannot be applied: a nil
+	// plan, or one whose blob another redaction or deletion (or a wipe)
+	// changed since it was planned, which applying it would undo. Plan
+	// again.
+	ErrBadPlan = errors.New("redaction plan cannot be applied")
+
 	// ErrCorrupt reports stored rows of this package that do not decode or
 	// do not agree with each other (a chunk of the wrong length, content
 	// that does not hash to its header). It wraps storage.ErrCorrupt.

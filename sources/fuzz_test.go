@@ -41,7 +41,7 @@ func FuzzDecodeHeadChunk(f *testing.F) {
 	f.Add(appendHeadChunk(nil, fuzzBlob, []byte("fuzz!")))
 	f.Add([]byte{valueFormat})
 	f.Fuzz(func(t *testing.T, v []byte) {
-		b, text, err := decodeHeadChunk(fuzzBlob.ID, v)
+		b, text, err := decodeHeadChunk(fuzzBlob.ID, v, nil)
 		if refused(t, err) {
 			return
 		}

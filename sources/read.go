@@ -13,11 +13,13 @@ import (
 	"telha.dev/core/storage"
 )
 
-// BlobReader streams the canonical text of one blob, chunk by chunk in
-// order, from a snapshot taken when it was opened: a concurrent write does
-// not tear it. It holds one chunk at a time. Read returns io.EOF after the
-// last byte only once the whole text has hashed to the blob's header;
-// otherwise an error wrapping ErrCorrupt. Close releases the snapshot.
+// BlobReader streams the current text of one blob (the canonical text
+// less what redactions took out), chunk by chunk in order, from a snapshot
+// taken when it was opened: a concurrent write does not tear it. It holds
+// one chunk at a time. Read returns io.EOF after the last byte only once
+// the whole text has hashed to the blob's TextHash (the header's hash, or
+// the redaction record's post-redaction hash); otherwise an error wrapping
+// ErrCorrupt. Close releases the snapshot.
 type BlobReader struct {
 	blob  Blob
 	snap  storage.Snapshot
@@ -28,13 +30,14 @@ type BlobReader struct {
 	err   error
 }
 
-// Open returns a reader of blob id of tenant s, or ErrNoBlob.
+// Open returns a reader of blob id of tenant s; ErrNoBlob if the tenant
+// has none, ErrDeleted if it was deleted.
 func (s *Store) Open(scope storage.TenantScope, id uuid.UUID) (*BlobReader, error) {
 	snap, err := s.engine.Snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("open blob %s: %w", id, err)
 	}
-	b, text, err := stat(snap, scope, id)
+	b, text, _, err := stat(snap, scope, id)
 	if err != nil {
 		return nil, errors.Join(err, snap.Close())
 	}
@@ -84,19 +87,12 @@ func (r *BlobReader) WriteTo(w io.Writer) (int64, error) {
 // fill reads the next chunk, or checks the hash after the last.
 func (r *BlobReader) fill() error {
 	if r.next >= r.blob.Chunks() {
-		if !bytes.Equal(r.hash.Sum(nil), r.blob.Hash[:]) {
-			return fmt.Errorf("blob %s: text does not hash to its header: %w", r.blob.ID, ErrCorrupt)
+		if !bytes.Equal(r.hash.Sum(nil), r.blob.TextHash[:]) {
+			return fmt.Errorf("blob %s: text does not hash to its header or redaction record: %w", r.blob.ID, ErrCorrupt)
 		}
 		return io.EOF
 	}
-	v, err := r.snap.Get(storage.SourceChunkKey(r.scope, r.blob.ID, r.next))
-	if errors.Is(err, storage.ErrNotFound) {
-		return fmt.Errorf("blob %s: chunk %d of %d missing: %w", r.blob.ID, r.next, r.blob.Chunks(), ErrCorrupt)
-	}
-	if err != nil {
-		return fmt.Errorf("blob %s chunk %d: %w", r.blob.ID, r.next, err)
-	}
-	text, err := decodeChunk(r.blob, r.next, v)
+	text, err := readChunk(r.snap, r.scope, r.blob, r.next)
 	if err != nil {
 		return err
 	}
@@ -114,8 +110,22 @@ func (r *BlobReader) Close() error {
 	return r.snap.Close()
 }
 
-// ReadRange reads the text of blob id in [start, end) into memory: a passage,
-// read from the chunks that hold it. It does not check the whole blob's
+// readChunk reads the text of chunk i > 0 of blob b from r.
+func readChunk(r storage.Reader, scope storage.TenantScope, b Blob, i uint64) ([]byte, error) {
+	v, err := r.Get(storage.SourceChunkKey(scope, b.ID, i))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("blob %s: chunk %d of %d missing: %w", b.ID, i, b.Chunks(), ErrCorrupt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("blob %s chunk %d: %w", b.ID, i, err)
+	}
+	return decodeChunk(b, i, v)
+}
+
+// ReadRange reads the text of blob id in [start, end) into memory: a
+// passage, read from the chunks that hold it. The offsets are of the
+// original text, as spans' are; of a redacted blob it returns what
+// redactions left of the passage. It does not check the whole blob's
 // hash; Open does.
 func (s *Store) ReadRange(scope storage.TenantScope, id uuid.UUID, start, end int64) ([]byte, error) {
 	snap, err := s.engine.Snapshot()
@@ -123,7 +133,7 @@ func (s *Store) ReadRange(scope storage.TenantScope, id uuid.UUID, start, end in
 		return nil, fmt.Errorf("read blob %s: %w", id, err)
 	}
 	defer snap.Close()
-	b, head, err := stat(snap, scope, id)
+	b, head, _, err := stat(snap, scope, id)
 	if err != nil {
 		return nil, err
 	}
@@ -131,23 +141,22 @@ func (s *Store) ReadRange(scope storage.TenantScope, id uuid.UUID, start, end in
 		return nil, fmt.Errorf("read blob %s [%d, %d) of %d bytes: %w", id, start, end, b.Len, ErrBadSpan)
 	}
 	out := make([]byte, 0, end-start)
-	size := int64(b.ChunkSize)
-	for i := uint64(start / size); int64(i)*size < end; i++ {
+	for i := uint64(start) / uint64(b.ChunkSize); i < b.Chunks() && i*uint64(b.ChunkSize) < uint64(end); i++ {
 		text := head
 		if i > 0 {
-			v, err := snap.Get(storage.SourceChunkKey(scope, id, i))
-			if errors.Is(err, storage.ErrNotFound) {
-				err = fmt.Errorf("missing: %w", ErrCorrupt)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("blob %s chunk %d: %w", id, i, err)
-			}
-			if text, err = decodeChunk(b, i, v); err != nil {
+			if text, err = readChunk(snap, scope, b, i); err != nil {
 				return nil, err
 			}
 		}
-		lo, hi := max(start-int64(i)*size, 0), min(end-int64(i)*size, int64(len(text)))
-		out = append(out, text[lo:hi]...)
+		lo, hi := b.window(i)
+		pos := uint64(0)
+		for piece := range kept(b.Redacted, lo, hi) {
+			from, to := max(piece.Start, uint64(start)), min(piece.End, uint64(end))
+			if from < to {
+				out = append(out, text[pos+from-piece.Start:pos+to-piece.Start]...)
+			}
+			pos += piece.End - piece.Start
+		}
 	}
 	return out, nil
 }

@@ -172,8 +172,18 @@ func factIDs(facts []Fact) iter.Seq[uuid.UUID] {
 // the facts that came from that range. Pass 0 and math.MaxUint64 for the
 // whole blob. It reads the spans of this source alone.
 func (s *Store) Facts(scope storage.TenantScope, source uuid.UUID, start, end uint64) ([]Provenance, error) {
+	return spansOverlapping(s.engine, scope, source, []Range{{start, end}})
+}
+
+// spansOverlapping returns the passages of blob source of tenant s in r
+// that overlap one of the merged ranges rs, in document order.
+func spansOverlapping(r storage.Reader, scope storage.TenantScope, source uuid.UUID, rs []Range) ([]Provenance, error) {
 	var out []Provenance
-	for kv, err := range s.engine.Scan(storage.SourceSpans(scope, source)) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	last := rs[len(rs)-1].End
+	for kv, err := range r.Scan(storage.SourceSpans(scope, source)) {
 		if err != nil {
 			return nil, fmt.Errorf("facts of blob %s: %w", source, err)
 		}
@@ -184,10 +194,10 @@ func (s *Store) Facts(scope storage.TenantScope, source uuid.UUID, start, end ui
 		if byFact {
 			break // a fact's row, whose id is this blob's id: every span came before
 		}
-		if p.Span.Start >= end {
+		if p.Span.Start >= last {
 			break // spans are in document order: none later overlaps
 		}
-		if p.Span.overlaps(start, end) {
+		if i := firstFrom(rs, p.Span.Start); i < len(rs) && p.Span.overlaps(rs[i].Start, rs[i].End) {
 			out = append(out, p)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"lukechampine.com/blake3"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/blocklist"
 )
 
 // Store holds the documents, spans and traces of every tenant of one
@@ -21,6 +22,9 @@ type Store struct {
 	now    func() time.Time
 
 	mu sync.Mutex // serialises the read-modify-write of span rows
+
+	keyerMu sync.Mutex
+	keyer   *blocklist.Keyer // the deployment's, once used
 }
 
 // Options configure a Store.
@@ -30,7 +34,9 @@ type Options struct {
 }
 
 // Open returns a Store over e. It reads nothing and caches nothing of any
-// tenant, so a tenant wipe needs no notice.
+// tenant, so a tenant wipe needs no notice; the first ingest or redaction
+// reads (or creates) the deployment's blocklist secret and keeps its
+// keyer.
 func Open(e storage.Engine, opts Options) *Store {
 	s := &Store{engine: e, now: opts.Now}
 	if s.now == nil {
@@ -50,21 +56,35 @@ const batchBytes = 16 * ChunkSize
 // text the tenant already holds is not written again: Ingest returns the
 // stored blob, and created is false.
 //
-// Text that is not canonical is refused with ErrNotCanonical, and a src
-// whose bytes changed between the passes with ErrChanged; either way
-// nothing is visible. Chunk 0, with the header, is written last and
-// durably: a blob exists once it is whole.
+// Text that is not canonical is refused with ErrNotCanonical, a src
+// whose bytes changed between the passes with ErrChanged, and a text that
+// a redaction or deletion of the tenant took out with ErrBlocklisted (the
+// first pass computes its keyed digest too); either way nothing is
+// written. Chunk 0, with the header, is written last and durably: a blob
+// exists once it is whole.
 func (s *Store) Ingest(scope storage.TenantScope, src io.ReadSeeker) (b Blob, created bool, err error) {
+	keyer, err := s.blocklistKeyer()
+	if err != nil {
+		return Blob{}, false, fmt.Errorf("ingest: %w", err)
+	}
 	start, err := src.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return Blob{}, false, fmt.Errorf("ingest: %w", err)
 	}
-	sum, n, err := hashCanonical(src)
+	keyed := keyer.Hasher()
+	sum, n, err := hashCanonical(io.TeeReader(src, keyed))
 	if err != nil {
 		return Blob{}, false, fmt.Errorf("ingest: %w", err)
 	}
-	b = Blob{ID: idOfHash(sum), Len: n, ChunkSize: ChunkSize, Hash: sum}
+	b = Blob{ID: idOfHash(sum), Len: n, ChunkSize: ChunkSize, Hash: sum, TextHash: sum}
+	if err := s.checkBlocklist(s.engine, scope, keyed.Sum()); err != nil {
+		return Blob{}, false, fmt.Errorf("ingest blob %s: %w", b.ID, err)
+	}
 	switch old, err := s.Stat(scope, b.ID); {
+	case err == nil && old.Redacted != nil:
+		return Blob{}, false, fmt.Errorf("ingest blob %s: %w", b.ID, ErrRedacted)
+	case errors.Is(err, ErrDeleted):
+		return Blob{}, false, fmt.Errorf("ingest: %w: %w", ErrRedacted, err)
 	case err == nil:
 		return old, false, nil
 	case !errors.Is(err, ErrNoBlob):
@@ -152,20 +172,41 @@ func (s *Store) write(scope storage.TenantScope, b Blob, src io.Reader) error {
 	return s.engine.WriteDurable(&batch)
 }
 
-// Stat returns the blob id of tenant s, or ErrNoBlob.
+// Stat returns the blob id of tenant s; ErrNoBlob if the tenant has
+// none, ErrDeleted if it was deleted.
 func (s *Store) Stat(scope storage.TenantScope, id uuid.UUID) (Blob, error) {
-	b, _, err := stat(s.engine, scope, id)
+	b, _, _, err := stat(s.engine, scope, id)
 	return b, err
 }
 
-// stat reads the header of blob id from r, with the text of chunk 0.
-func stat(r storage.Reader, scope storage.TenantScope, id uuid.UUID) (Blob, []byte, error) {
+// stat reads the header of blob id from r, with the text of chunk 0 and
+// the stored value of its redaction record (nil if none).
+func stat(r storage.Reader, scope storage.TenantScope, id uuid.UUID) (b Blob, head, record []byte, err error) {
+	var rec *redaction
+	switch record, err = r.Get(storage.RedactionRecordKey(scope, id)); {
+	case errors.Is(err, storage.ErrNotFound):
+		record = nil
+	case err != nil:
+		return Blob{}, nil, nil, fmt.Errorf("blob %s: %w", id, err)
+	default:
+		decoded, err := decodeRedaction(id, record)
+		if err != nil {
+			return Blob{}, nil, nil, err
+		}
+		if decoded.deleted {
+			return Blob{}, nil, record, fmt.Errorf("blob %s: %w", id, ErrDeleted)
+		}
+		rec = &decoded
+	}
 	v, err := r.Get(storage.SourceChunkKey(scope, id, 0))
-	if errors.Is(err, storage.ErrNotFound) {
-		return Blob{}, nil, fmt.Errorf("blob %s: %w", id, ErrNoBlob)
+	switch {
+	case errors.Is(err, storage.ErrNotFound) && rec != nil:
+		return Blob{}, nil, nil, fmt.Errorf("blob %s: a redaction record, but no chunk 0: %w", id, ErrCorrupt)
+	case errors.Is(err, storage.ErrNotFound):
+		return Blob{}, nil, nil, fmt.Errorf("blob %s: %w", id, ErrNoBlob)
+	case err != nil:
+		return Blob{}, nil, nil, fmt.Errorf("blob %s: %w", id, err)
 	}
-	if err != nil {
-		return Blob{}, nil, fmt.Errorf("blob %s: %w", id, err)
-	}
-	return decodeHeadChunk(id, v)
+	b, head, err = decodeHeadChunk(id, v, rec)
+	return b, head, record, err
 }

@@ -11,6 +11,8 @@ import (
 // ErrHalfNilScope or ErrUnknownKind. They do not allocate on success.
 
 // VersionParts are the components of a node_versions or edge_versions key.
+// Under the system scope (edge_versions only) ID is a deployment secret's
+// id (SystemScope.DeploymentSecretKey).
 type VersionParts struct {
 	Family     ColumnFamily
 	Scope      KeyScope
@@ -181,7 +183,8 @@ func decodeVersion(cf ColumnFamily, b []byte) (VersionParts, error) {
 // DecodeNodeVersion decodes a node_versions key.
 func DecodeNodeVersion(b []byte) (VersionParts, error) { return decodeVersion(NodeVersions, b) }
 
-// DecodeEdgeVersion decodes an edge_versions key.
+// DecodeEdgeVersion decodes an edge_versions key, tenant or deployment
+// secret.
 func DecodeEdgeVersion(b []byte) (VersionParts, error) { return decodeVersion(EdgeVersions, b) }
 
 func decodeAdjacency(cf ColumnFamily, b []byte) (AdjacencyParts, error) {

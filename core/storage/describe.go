@@ -95,7 +95,11 @@ func ParseKey(s TenantScope, cf ColumnFamily, b []byte) (Key, error) {
 }
 
 func (p VersionParts) String() string {
-	return fmt.Sprintf("%s scope=%s id=%s valid_start=%s tx_start=%s", p.Family, p.Scope, p.ID, p.ValidStart, p.TxStart)
+	what := "id"
+	if p.Scope.IsSystem() {
+		what = "deployment_secret"
+	}
+	return fmt.Sprintf("%s scope=%s %s=%s valid_start=%s tx_start=%s", p.Family, p.Scope, what, p.ID, p.ValidStart, p.TxStart)
 }
 
 func (p AdjacencyParts) String() string {

@@ -167,6 +167,14 @@ var layouts = []Layout{
 		scans:  []Scan{{1, EdgeHistory}},
 	},
 	{
+		Family: EdgeVersions, Shape: "deployment secret", Scope: SystemRows,
+		Fields: []Field{id("secret_id"), invTime("valid_time_start"), invTime("tx_time_start")},
+		Note: "a secret of the deployment (the key of the blocklist's keyed digests), one row per version; readers take the earliest, " +
+			"so that the first version written wins; reached only through the blocklist facade",
+		keys:  []any{SystemScope.DeploymentSecretKey},
+		scans: []Scan{{1, SystemScope.DeploymentSecretVersions}},
+	},
+	{
 		Family: AdjacencyOut,
 		Fields: []Field{id("from_id"), hash("edge_type_hash"), invTime("valid_time_start"), invTime("tx_time_start"), id("to_id")},
 		keys:   []any{AdjacencyOutKey},

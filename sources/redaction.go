@@ -1,0 +1,248 @@
+package sources
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"iter"
+	"slices"
+	"sort"
+
+	"github.com/google/uuid"
+	"lukechampine.com/blake3"
+
+	"telha.dev/core/storage"
+)
+
+// Range is a byte range [Start, End) of a blob's ORIGINAL text: the
+// coordinates spans use, which no redaction changes.
+type Range struct{ Start, End uint64 }
+
+func (r Range) String() string { return fmt.Sprintf("[%d:%d]", r.Start, r.End) }
+
+// mergeRanges returns rs sorted, with ranges that overlap or touch merged
+// into one. It does not check them.
+func mergeRanges(rs []Range) []Range {
+	out := slices.Clone(rs)
+	slices.SortFunc(out, func(a, b Range) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) })
+	merged := out[:0]
+	for _, r := range out {
+		if n := len(merged); n > 0 && r.Start <= merged[n-1].End {
+			merged[n-1].End = max(merged[n-1].End, r.End)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return slices.Clip(merged)
+}
+
+// firstFrom returns the index of the first range of the merged ranges rs
+// that ends after off.
+func firstFrom(rs []Range, off uint64) int {
+	return sort.Search(len(rs), func(i int) bool { return rs[i].End > off })
+}
+
+// removed returns the number of bytes of [lo, hi) that the merged ranges rs
+// take out.
+func removed(rs []Range, lo, hi uint64) uint64 {
+	var n uint64
+	for _, r := range rs[firstFrom(rs, lo):] {
+		if r.Start >= hi {
+			break
+		}
+		n += min(r.End, hi) - max(r.Start, lo)
+	}
+	return n
+}
+
+// kept yields the pieces of [lo, hi) that the merged ranges rs leave, in
+// order.
+func kept(rs []Range, lo, hi uint64) iter.Seq[Range] {
+	return func(yield func(Range) bool) {
+		at := lo
+		for _, r := range rs[firstFrom(rs, lo):] {
+			if r.Start >= hi {
+				break
+			}
+			if r.Start > at && !yield(Range{at, r.Start}) {
+				return
+			}
+			at = max(at, r.End)
+		}
+		if at < hi {
+			yield(Range{at, hi})
+		}
+	}
+}
+
+// cut returns the text of [lo, hi) that the merged ranges after leave,
+// given text, what the merged ranges before left of it, where before is a
+// subset of after.
+func cut(text []byte, before, after []Range, lo, hi uint64) []byte {
+	out := make([]byte, 0, len(text))
+	pos := 0
+	for piece := range kept(before, lo, hi) {
+		for k := range kept(after, piece.Start, piece.End) {
+			off := pos + int(k.Start-piece.Start)
+			out = append(out, text[off:off+int(k.End-k.Start)]...)
+		}
+		pos += int(piece.End - piece.Start)
+	}
+	return out
+}
+
+// emptyHash is blake3-256 of the empty text: the post-redaction hash of a
+// deleted blob.
+var emptyHash = blake3.Sum256(nil)
+
+// redaction is a blob's redaction record, at the reserved slot of its id
+// (storage.RedactionRecordKey). Its value, format 1 (big-endian):
+//
+//	[format 1][deleted 1][original length 8][original hash 32]
+//	[post-redaction hash 32][ranges: count 4, (start 8, end 8)...]
+//	[ledger entries: count 4, id 16...]
+//
+// The ranges are merged, sorted and in original coordinates; the ledger
+// entries are the erasure-ledger entries of the redactions and the
+// deletion, in the order they were made. The original hash is retired: the
+// blob id is its first 16 bytes, but the stored text no longer hashes to
+// it; the post-redaction hash is that of the current text (of the empty
+// text once deleted). The original length keeps the coordinates checkable
+// once the chunks are gone.
+type redaction struct {
+	length   uint64
+	original [32]byte
+	current  [32]byte
+	ranges   []Range
+	ledger   []uuid.UUID
+	deleted  bool
+}
+
+// rangeWidth and entryWidth are the encoded widths of a range and of a
+// ledger entry id.
+const (
+	rangeWidth = 16
+	entryWidth = 16
+)
+
+func appendRedaction(dst []byte, rec redaction) []byte {
+	dst = append(dst, valueFormat, boolByte(rec.deleted))
+	dst = appendU64(dst, rec.length)
+	dst = append(append(dst, rec.original[:]...), rec.current[:]...)
+	dst = appendU32(dst, uint32(len(rec.ranges)))
+	for _, r := range rec.ranges {
+		dst = appendU64(appendU64(dst, r.Start), r.End)
+	}
+	dst = appendU32(dst, uint32(len(rec.ledger)))
+	for _, e := range rec.ledger {
+		dst = append(dst, e[:]...)
+	}
+	return dst
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// decodeRedaction decodes the redaction record of blob id and checks it
+// is one this package writes.
+func decodeRedaction(id uuid.UUID, v []byte) (redaction, error) {
+	r := newReader("redaction record", v)
+	deleted := r.u8()
+	rec := redaction{deleted: deleted == 1, length: r.u64()}
+	copy(rec.original[:], r.take(32))
+	copy(rec.current[:], r.take(32))
+	rec.ranges = make([]Range, r.count(rangeWidth))
+	for i := range rec.ranges {
+		rec.ranges[i] = Range{r.u64(), r.u64()}
+	}
+	rec.ledger = make([]uuid.UUID, r.count(entryWidth))
+	for i := range rec.ledger {
+		rec.ledger[i] = r.id()
+	}
+	if err := r.end(); err != nil {
+		return redaction{}, fmt.Errorf("blob %s: %w", id, err)
+	}
+	if err := rec.check(id, deleted); err != nil {
+		return redaction{}, fmt.Errorf("blob %s redaction record: %w: %w", id, err, ErrCorrupt)
+	}
+	return rec, nil
+}
+
+// check reports whether rec, whose deleted byte was flag, is a record of
+// blob id that this package could have written.
+func (rec redaction) check(id uuid.UUID, flag byte) error {
+	switch {
+	case flag > 1:
+		return fmt.Errorf("deleted byte %d", flag)
+	case idOfHash(rec.original) != id:
+		return fmt.Errorf("original hash %x is another blob's", rec.original[:16])
+	case len(rec.ledger) == 0:
+		return fmt.Errorf("no ledger entry")
+	case !rec.deleted && len(rec.ranges) == 0:
+		return fmt.Errorf("neither ranges nor deleted")
+	case rec.deleted && rec.current != emptyHash:
+		return fmt.Errorf("deleted, but the post-redaction hash is not the empty text's")
+	}
+	for i, r := range rec.ranges {
+		switch {
+		case r.Start >= r.End || r.End > rec.length:
+			return fmt.Errorf("range %d %s of %d bytes", i, r, rec.length)
+		case i > 0 && rec.ranges[i-1].End >= r.Start:
+			return fmt.Errorf("ranges %d and %d not merged", i-1, i)
+		}
+	}
+	seen := make(map[uuid.UUID]bool, len(rec.ledger))
+	for _, e := range rec.ledger {
+		if e == uuid.Nil || seen[e] {
+			return fmt.Errorf("ledger entry %s nil or listed twice", e)
+		}
+		seen[e] = true
+	}
+	return nil
+}
+
+// lists reports whether ledger entry e made one of the record's operations.
+func (rec redaction) lists(e uuid.UUID) bool { return slices.Contains(rec.ledger, e) }
+
+// blockKind is the operation that blocklisted a text.
+type blockKind uint8
+
+// The blocklist kinds.
+const (
+	blockRedact blockKind = 1 // a redaction took the text out of a blob
+	blockDelete blockKind = 2 // a deletion took the text out of the store
+)
+
+// blockRow is the value of a blocklist row (storage.BlocklistKey of the
+// keyed digest of the text), format 1:
+//
+//	[format 1][kind 1][ledger entry 16][when 8]
+type blockRow struct {
+	kind  blockKind
+	entry uuid.UUID
+	when  storage.Timestamp
+}
+
+func appendBlockRow(dst []byte, row blockRow) []byte {
+	dst = append(append(dst, valueFormat, byte(row.kind)), row.entry[:]...)
+	return appendTime(dst, row.when)
+}
+
+func decodeBlockRow(v []byte) (blockRow, error) {
+	r := newReader("blocklist row", v)
+	row := blockRow{kind: blockKind(r.u8()), entry: r.id(), when: r.time()}
+	if err := r.end(); err != nil {
+		return blockRow{}, err
+	}
+	if row.kind != blockRedact && row.kind != blockDelete || row.entry == uuid.Nil {
+		return blockRow{}, fmt.Errorf("blocklist row: kind %d, ledger entry %s: %w", row.kind, row.entry, ErrCorrupt)
+	}
+	return row, nil
+}
+
+// sameValue reports whether two stored values (nil for none) are equal.
+func sameValue(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
