@@ -38,7 +38,7 @@ type RedactOptions struct {
 	// EraseFacts erases, through EraseEntity, every node whose spans in
 	// the blob overlap the redacted ranges (any span of the blob, for a
 	// deletion), with its incident edges and their provenance. An edge
-	// asserted from such a span is reported (Redaction.Edges), not
+	// asserted from such a span is reported (Redacted.Edges), not
 	// erased: entity erasure erases nodes.
 	EraseFacts bool
 	// Progress, if set, receives one line per step.
@@ -47,8 +47,8 @@ type RedactOptions struct {
 
 func (o RedactOptions) erase() EraseOptions { return EraseOptions{Progress: o.Progress} }
 
-// Redaction is what a redaction or a deletion did.
-type Redaction struct {
+// Redacted is what a redaction or a deletion did.
+type Redacted struct {
 	// Entry is the ledger entry, verified. Entry.Entity is the blob;
 	// Entry.Redaction the ranges, whether the blob was deleted, and the
 	// keyed digest of the text blocklisted.
@@ -71,7 +71,7 @@ type Redaction struct {
 // deleted one sources.ErrDeleted; nothing is changed then. An engine that
 // cannot compact is refused (storage.ErrCompactUnsupported) before
 // anything is written.
-func Redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, ranges []sources.Range, opts RedactOptions) (Redaction, error) {
+func Redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, ranges []sources.Range, opts RedactOptions) (Redacted, error) {
 	return redact(e, scope, blob, opts, fmt.Sprintf("redact blob %s", blob), func(s *sources.Store) (*sources.RedactionPlan, error) {
 		return s.PlanRedaction(scope, blob, ranges)
 	})
@@ -80,7 +80,7 @@ func Redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, ranges 
 // DeleteSource deletes blob from scope: every chunk, its text blocklisted,
 // its id kept as an address only (reading it is sources.ErrDeleted). It
 // is a redaction of the whole blob, and goes as Redact goes.
-func DeleteSource(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts RedactOptions) (Redaction, error) {
+func DeleteSource(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts RedactOptions) (Redacted, error) {
 	return redact(e, scope, blob, opts, fmt.Sprintf("delete blob %s", blob), func(s *sources.Store) (*sources.RedactionPlan, error) {
 		return s.PlanDelete(scope, blob)
 	})
@@ -92,12 +92,12 @@ var redacting sync.Mutex
 // redact plans with plan, commits the plan with its ledger entry, and
 // finishes the redaction.
 func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts RedactOptions, what string,
-	plan func(*sources.Store) (*sources.RedactionPlan, error)) (Redaction, error) {
+	plan func(*sources.Store) (*sources.RedactionPlan, error)) (Redacted, error) {
 	if scope.IsZero() {
-		return Redaction{}, fmt.Errorf("%s: %w", what, storage.ErrNilScope)
+		return Redacted{}, fmt.Errorf("%s: %w", what, storage.ErrNilScope)
 	}
 	if _, ok := e.(storage.Compactor); !ok {
-		return Redaction{}, fmt.Errorf("%s: %w", what, storage.ErrCompactUnsupported)
+		return Redacted{}, fmt.Errorf("%s: %w", what, storage.ErrCompactUnsupported)
 	}
 	// A plan is made from one snapshot and refused by AddTo if the blob
 	// changed since; redactions in this process are serialised from plan
@@ -106,11 +106,11 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 	defer redacting.Unlock()
 	p, err := plan(sources.Open(e, sources.Options{}))
 	if err != nil {
-		return Redaction{}, fmt.Errorf("%s of %s: %w", what, scope, err)
+		return Redacted{}, fmt.Errorf("%s of %s: %w", what, scope, err)
 	}
 	en, err := ledger.NewEntry(ledger.KindRedaction, scope, blob)
 	if err != nil {
-		return Redaction{}, fmt.Errorf("%s: %w", what, err)
+		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	for _, r := range p.Ranges() {
 		en.Redaction.Ranges = append(en.Redaction.Ranges, ledger.Range{Start: r.Start, End: r.End})
@@ -118,14 +118,14 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 	en.Redaction.Deleted, en.Redaction.EraseFacts, en.Redaction.KeyedDigest = p.Deleted(), opts.EraseFacts, p.KeyedDigest()
 	var b storage.Batch
 	if err := p.AddTo(&b, en.ID); err != nil {
-		return Redaction{}, fmt.Errorf("%s: %w", what, err)
+		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	opts.erase().progress("%s of %s: %d ranges, %d spans overlap", what, scope, len(en.Redaction.Ranges), len(p.Overlapping()))
 	if err := ledger.Commit(e, &b, en); err != nil {
-		return Redaction{}, fmt.Errorf("%s: %w", what, err)
+		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := done(StepDelete); err != nil {
-		return Redaction{}, fmt.Errorf("%s: %w", what, err)
+		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	out, err := finishRedaction(e, en, opts.erase())
 	out.Overlapping = p.Overlapping()
@@ -148,12 +148,12 @@ func redactedRanges(en ledger.Entry) []sources.Range {
 // finishRedaction runs the steps of a redaction after its commit:
 // compaction of the blob's rows, the erasure of the overlapping facts if
 // the entry asks for it, the check, and its record.
-func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Redaction, error) {
+func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Redacted, error) {
 	what := fmt.Sprintf("redact blob %s of %s", en.Entity, en.Scope)
 	if en.Redaction.Deleted {
 		what = fmt.Sprintf("delete blob %s of %s", en.Entity, en.Scope)
 	}
-	out := Redaction{Entry: en}
+	out := Redacted{Entry: en}
 	opts.progress("%s: compacting the blob's rows", what)
 	start := time.Now()
 	if err := storage.Compact(e, []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)}); err != nil {

@@ -41,7 +41,7 @@ func sourceRedact(sub string, e storage.Engine, scope storage.TenantScope, id uu
 	if _, err := lifecycle.Resume(e, lifecycle.EraseOptions{Progress: opts.Progress}); err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	var red lifecycle.Redaction
+	var red lifecycle.Redacted
 	var err error
 	if sub == "delete" {
 		red, err = lifecycle.DeleteSource(e, scope, id, opts)
