@@ -7,11 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/uuid"
@@ -384,25 +381,9 @@ const redactChildEnv = "TELHA_LIFECYCLE_REDACT_CHILD"
 // EraseFacts and kills itself with SIGKILL right after the step it is
 // given. It runs only when re-executed by TestRedactSurvivesKill.
 func TestRedactCrashChild(t *testing.T) {
-	spec, ok := os.LookupEnv(redactChildEnv)
-	if !ok {
-		t.Skip("runs only as the child process of TestRedactSurvivesKill")
-	}
-	parts := strings.Split(spec, "|")
-	step, err := strconv.Atoi(parts[1])
-	mustDo(t, err)
-	scope, err := storage.NewTenantScope(uuid.MustParse(parts[2]), uuid.MustParse(parts[3]))
-	mustDo(t, err)
-	e := storagetest.OpenRocksDB(t, parts[0])
-	afterStep = func(s EraseStep) error {
-		if s == EraseStep(step) {
-			mustDo(t, syscall.Kill(os.Getpid(), syscall.SIGKILL))
-			select {}
-		}
-		return nil
-	}
-	_, err = Redact(e, scope, uuid.MustParse(parts[4]), []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{EraseFacts: true})
-	t.Fatalf("the redaction returned (%v) instead of being killed after %s", err, EraseStep(step))
+	e, step, scope, rest := crashChild(t, redactChildEnv)
+	_, err := Redact(e, scope, uuid.MustParse(rest[0]), []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{EraseFacts: true})
+	t.Fatalf("the redaction returned (%v) instead of being killed after %s", err, step)
 }
 
 // TestRedactSurvivesKill redacts with EraseFacts in a child process killed
@@ -422,12 +403,7 @@ func TestRedactSurvivesKill(t *testing.T) {
 			inside, _, _ := docFacts(t, s, scope, blob.ID)
 			mustDo(t, e.Close())
 
-			cmd := exec.Command(os.Args[0], "-test.run=^TestRedactCrashChild$", "-test.v")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%d|%s|%s|%s", redactChildEnv, dir, step, scope.Tenant(), scope.Organization(), blob.ID))
-			out, err := cmd.CombinedOutput()
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("the child was not killed after %s: %v\n%s", step, err, out)
-			}
+			runCrashChild(t, "TestRedactCrashChild", redactChildEnv, dir, step, scope, blob.ID.String())
 
 			e = storagetest.OpenRocksDB(t, dir)
 			_, err = Resume(e, EraseOptions{})
