@@ -20,8 +20,10 @@
 //     analyzed too, even where ./... does not look (testdata, "_" and "."
 //     directories);
 //   - the build configurations of the workspace's telhavet.builds file are
-//     analyzed after the default one, for the files it left out, and the
-//     run fails naming every .go file that no configuration analyzed;
+//     analyzed beside the default one, for the files it leaves out, and the
+//     run fails naming every .go file that no configuration analyzed; their
+//     results are replayed from a cache in $GOCACHE/telhavet while the
+//     workspace and the go environment are unchanged (see resultCache);
 //   - the modules of the key authority must be where authority.conf places
 //     them, relative to the go.work root.
 //
