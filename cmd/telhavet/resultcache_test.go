@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -40,22 +39,21 @@ func TestResultCacheReplay(t *testing.T) {
 	})
 	run := func() (code int, findings []string, replayed bool) {
 		t.Helper()
-		cmd := exec.Command(bin, "-x", "-json", "./...")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		code = exitCode(t, cmd.Run())
-		vetRan := strings.Contains(stderr.String(), "GOOS="+otherOS+" go vet ")
-		replayed = strings.Contains(stderr.String(), "# build GOOS="+otherOS+": go vet's results replayed from ")
+		code, findings, stderr := runWorkspace(t, bin, root, "-x")
+		vetRan := strings.Contains(stderr, "GOOS="+otherOS+" go vet ")
+		replayed = strings.Contains(stderr, "# build GOOS="+otherOS+": go vet's results replayed from ")
 		if vetRan == replayed {
-			t.Fatalf("go vet of the %s build ran: %v, replayed: %v; want one of the two\nstderr:\n%s", otherOS, vetRan, replayed, &stderr)
+			t.Fatalf("go vet of the %s build ran: %v, replayed: %v; want one of the two\nstderr:\n%s", otherOS, vetRan, replayed, stderr)
 		}
-		return code, findingsFromJSON(t, root, stdout.Bytes()), replayed
+		return code, findings, replayed
 	}
 	depFindings := []string{
 		other + ":10:23: SA5009: Printf format %s has arg #1 of wrong type int",
 		other + ":10:23: printf: fmt.Printf format %s has arg 1 of wrong type int",
+	}
+	ownFindings := []string{
+		other + ":6:23: SA5009: Printf format %d has arg #1 of wrong type string",
+		other + ":6:24: printf: fmt.Printf format %d has arg \"x\" of wrong type string",
 	}
 	steps := []struct {
 		name     string
@@ -69,14 +67,8 @@ func TestResultCacheReplay(t *testing.T) {
 		{"dependency edited", map[string]string{"dep/dep.go": "package dep\n\n// Format is a format.\nconst Format = \"%s\\n\"\n"}, 3, depFindings, false},
 		{"nothing changed since the finding", nil, 3, depFindings, true},
 		{"a dot directory edited", map[string]string{"a/.cache/ok": "changed\n"}, 3, depFindings, true},
-		{"file of the other build edited", map[string]string{other: "package a\n\nimport \"fmt\"\n\n// F prints.\nfunc F() { fmt.Printf(\"%d\", \"x\") }\n"}, 3, []string{
-			other + ":6:23: SA5009: Printf format %d has arg #1 of wrong type string",
-			other + ":6:24: printf: fmt.Printf format %d has arg \"x\" of wrong type string",
-		}, false},
-		{"dependency restored", map[string]string{"dep/dep.go": "package dep\n\n// Format is a format.\nconst Format = \"%d\\n\"\n"}, 3, []string{
-			other + ":6:23: SA5009: Printf format %d has arg #1 of wrong type string",
-			other + ":6:24: printf: fmt.Printf format %d has arg \"x\" of wrong type string",
-		}, false},
+		{"file of the other build edited", map[string]string{other: "package a\n\nimport \"fmt\"\n\n// F prints.\nfunc F() { fmt.Printf(\"%d\", \"x\") }\n"}, 3, ownFindings, false},
+		{"dependency restored", map[string]string{"dep/dep.go": "package dep\n\n// Format is a format.\nconst Format = \"%d\\n\"\n"}, 3, ownFindings, false},
 	}
 	for _, s := range steps {
 		writeFiles(t, root, s.edit)
@@ -106,25 +98,16 @@ func TestResultCacheConcurrentRuns(t *testing.T) {
 		"a/integration.go:8:23: SA5009: Printf format %d has arg #1 of wrong type string",
 		"a/integration.go:8:24: printf: fmt.Printf format %d has arg \"x\" of wrong type string",
 	}
-	run := func() (int, []string, string) {
-		cmd := exec.Command(bin, "-x", "-json", "./...")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		code := exitCode(t, cmd.Run())
-		return code, findingsFromJSON(t, root, stdout.Bytes()), stderr.String()
-	}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
-			if code, got, stderr := run(); code != 3 || !slices.Equal(got, want) {
+			if code, got, stderr := runWorkspace(t, bin, root, "-x"); code != 3 || !slices.Equal(got, want) {
 				t.Errorf("concurrent run: exit %d, findings %q, want 3 and %q\nstderr:\n%s", code, got, want, stderr)
 			}
 		})
 	}
 	wg.Wait()
-	code, got, stderr := run()
+	code, got, stderr := runWorkspace(t, bin, root, "-x")
 	if code != 3 || !slices.Equal(got, want) || !strings.Contains(stderr, "# build tags=integration: go vet's results replayed") {
 		t.Errorf("after the concurrent runs: exit %d, findings %q, want 3, %q, replayed\nstderr:\n%s", code, got, want, stderr)
 	}
