@@ -243,3 +243,23 @@ func TestResultCacheEntries(t *testing.T) {
 		t.Errorf("the new entry: %q, %v", out, ok)
 	}
 }
+
+// BenchmarkResultCacheKey measures what a replay costs on top of reading
+// its entry: hashing this repository's workspace and go environment, and
+// the telhavet test binary as the executable.
+func BenchmarkResultCacheKey(b *testing.B) {
+	ws, err := findWorkspace(filepath.Join("..", ".."))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tool, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		c := &resultCache{tool: tool, ws: ws}
+		if _, _, err := c.key(vetRun{build: build{tags: "x"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
