@@ -36,7 +36,8 @@ import (
 //   - the go command's environment (go env): the Go version and GOROOT,
 //     which fix the standard library, GOFLAGS, GOEXPERIMENT, the module
 //     cache, the C toolchain and its flags;
-//   - the content of every file of the workspace modules, of go.work and
+//   - the content of every file of the workspace modules (with -overlay
+//     or -modfile in GOFLAGS the cache is off), of go.work and
 //     go.work.sum, of the workspace's vendor directory and of the
 //     directories that replace directives name: the packages of the build
 //     and those of their dependencies that are neither in the standard
@@ -177,6 +178,9 @@ func (c *resultCache) trim(now time.Time) error {
 // hashInputs hashes the go environment and every file of the workspace
 // that a build can read outside the standard library and the module cache.
 func (c *resultCache) hashInputs() ([]byte, error) {
+	if flags := c.ws.env["GOFLAGS"]; strings.Contains(flags, "-overlay") || strings.Contains(flags, "-modfile") {
+		return nil, fmt.Errorf("GOFLAGS=%q replaces files with others that the result cache does not hash", flags)
+	}
 	h := sha256.New()
 	for _, k := range slices.Sorted(maps.Keys(c.ws.env)) {
 		if k != "GOGCCFLAGS" { // it names a new temporary directory each time

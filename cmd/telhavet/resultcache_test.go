@@ -131,7 +131,8 @@ func testCache(t *testing.T) (*resultCache, string) {
 // TestResultCacheInputs checks what changes the hash of a run's inputs:
 // any file of a workspace module, of a replacement directory and
 // go.work.sum, not a file of a module outside the workspace or of a dot
-// directory; a symbolic link to a directory turns the cache off.
+// directory; -overlay and -modfile in GOFLAGS, and a symbolic link to a
+// directory, turn the cache off.
 func TestResultCacheInputs(t *testing.T) {
 	c, root := testCache(t)
 	outside := t.TempDir()
@@ -169,6 +170,14 @@ func TestResultCacheInputs(t *testing.T) {
 		}
 		before = after
 	}
+
+	for _, flags := range []string{"-overlay=" + filepath.Join(outside, "overlay.json"), "-mod=mod -modfile=" + filepath.Join(outside, "go.mod")} {
+		c.ws.env["GOFLAGS"] = flags
+		if _, err := c.hashInputs(); err == nil || !strings.Contains(err.Error(), "GOFLAGS") {
+			t.Errorf("with GOFLAGS=%s: %v, want an error naming it", flags, err)
+		}
+	}
+	c.ws.env["GOFLAGS"] = ""
 
 	if err := os.Symlink(outside, filepath.Join(root, "a", "linked")); err != nil {
 		t.Fatal(err)
