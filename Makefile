@@ -6,7 +6,7 @@ SHELL := /bin/bash
 GO ?= go
 # Workspace modules, in dependency order. core/storage/etcd is a module of
 # its own, so that the etcd server's dependencies stay out of telha.dev/core.
-MODULES := core core/storage/etcd analyzers temporal graph vector jobs lifecycle sources cmd
+MODULES := core core/storage/etcd analyzers temporal graph vector jobs sources lifecycle cmd
 PACKAGES := $(foreach m,$(MODULES),telha.dev/$(m)/...)
 BIN := $(CURDIR)/bin
 TELHAVET := $(BIN)/telhavet

@@ -37,6 +37,8 @@ const (
 	StepRestoreReplay  // one ledger entry replayed (after each)
 	StepRestoreCompact // the replayed ranges compacted
 	StepRestoreServe   // the work directory renamed to the new store's
+
+	StepEraseFacts // a redaction's overlapping facts erased (RedactOptions.EraseFacts)
 )
 
 var stepNames = [...]string{
@@ -52,10 +54,12 @@ var stepNames = [...]string{
 	StepRestoreReplay:  "replay a ledger entry",
 	StepRestoreCompact: "compact the replayed ranges",
 	StepRestoreServe:   "put the restored store in place",
+
+	StepEraseFacts: "erase the overlapping facts",
 }
 
 func (s EraseStep) String() string {
-	if s < StepMarkErasing || s > StepRestoreServe {
+	if s < StepMarkErasing || s > StepEraseFacts {
 		return fmt.Sprintf("EraseStep(%d)", uint8(s))
 	}
 	return stepNames[s]
@@ -149,8 +153,13 @@ func EraseTenant(e storage.Engine, scope storage.TenantScope, opts EraseOptions)
 }
 
 // finish runs the steps of an erasure after its deletion: compaction,
-// caches, verification, and the records of both.
+// caches, verification, and the records of both. A redaction has steps of
+// its own (finishRedaction).
 func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, error) {
+	if en.Kind == ledger.KindRedaction {
+		r, err := finishRedaction(e, en, opts)
+		return Erasure{Entry: r.Entry}, err
+	}
 	what := fmt.Sprintf("erase %s %s", en.Kind, en.Scope)
 	if en.Kind == ledger.KindEntity {
 		what = fmt.Sprintf("erase entity %s of %s", en.Entity, en.Scope)

@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,25 +24,50 @@ const crashChildEnv = "TELHA_LIFECYCLE_ERASE_CHILD"
 // itself with SIGKILL right after the step it is given. It runs only when
 // re-executed by TestEraseSurvivesKill.
 func TestEraseCrashChild(t *testing.T) {
-	spec, ok := os.LookupEnv(crashChildEnv)
+	e, step, scope, _ := crashChild(t, crashChildEnv)
+	_, err := EraseTenant(e, scope, EraseOptions{})
+	t.Fatalf("the erasure returned (%v) instead of being killed after %s", err, step)
+}
+
+// crashChild reads the spec "store dir|step|tenant|organization|rest..."
+// that the parent put in the environment variable env, opens the store,
+// and makes the process kill itself with SIGKILL right after the step. It
+// returns the store, the step, the tenant and the rest of the spec; it
+// skips t when env is not set (the test runs as a child only).
+func crashChild(t *testing.T, env string) (storage.Engine, EraseStep, storage.TenantScope, []string) {
+	spec, ok := os.LookupEnv(env)
 	if !ok {
-		t.Skip("runs only as the child process of TestEraseSurvivesKill")
+		t.Skip("runs only as the child process of a crash test")
 	}
 	parts := strings.Split(spec, "|")
-	step, err := strconv.Atoi(parts[1])
+	n, err := strconv.Atoi(parts[1])
 	mustDo(t, err)
 	scope, err := storage.NewTenantScope(uuid.MustParse(parts[2]), uuid.MustParse(parts[3]))
 	mustDo(t, err)
 	e := storagetest.OpenRocksDB(t, parts[0])
+	step := EraseStep(n)
 	afterStep = func(s EraseStep) error {
-		if s == EraseStep(step) {
+		if s == step {
 			mustDo(t, syscall.Kill(os.Getpid(), syscall.SIGKILL))
 			select {}
 		}
 		return nil
 	}
-	_, err = EraseTenant(e, scope, EraseOptions{})
-	t.Fatalf("the erasure returned (%v) instead of being killed after %s", err, EraseStep(step))
+	return e, step, scope, parts[4:]
+}
+
+// runCrashChild runs test in a child process with env set to
+// "dir|step|tenant|organization|rest..." and fails t unless SIGKILL ended
+// it.
+func runCrashChild(t *testing.T, test, env, dir string, step EraseStep, scope storage.TenantScope, rest ...string) {
+	t.Helper()
+	spec := strings.Join(append([]string{dir, strconv.Itoa(int(step)), scope.Tenant().String(), scope.Organization().String()}, rest...), "|")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"="+spec)
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed after %s: %v\n%s", step, err, out)
+	}
 }
 
 // TestEraseSurvivesKill erases a tenant in a child process killed with
@@ -59,15 +83,10 @@ func TestEraseSurvivesKill(t *testing.T) {
 			had := countRows(t, e, erased)
 			mustDo(t, e.Close())
 
-			cmd := exec.Command(os.Args[0], "-test.run=^TestEraseCrashChild$", "-test.v")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%d|%s|%s", crashChildEnv, dir, step, erased.Tenant(), erased.Organization()))
-			out, err := cmd.CombinedOutput()
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("the child was not killed after %s: %v\n%s", step, err, out)
-			}
+			runCrashChild(t, "TestEraseCrashChild", crashChildEnv, dir, step, erased)
 
 			e = storagetest.OpenRocksDB(t, dir)
-			_, err = Resume(e, EraseOptions{})
+			_, err := Resume(e, EraseOptions{})
 			mustDo(t, err)
 			checkErased(t, e, erased, had)
 			if !bytes.Equal(dump(t, e, kept), before) {

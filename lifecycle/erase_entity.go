@@ -8,6 +8,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/ledger"
+	"telha.dev/sources"
 	"telha.dev/temporal"
 	"telha.dev/vector"
 	"telha.dev/vector/bitmap"
@@ -16,9 +17,10 @@ import (
 // EraseEntity erases node id of scope physically: every version and its
 // two index rows, every adjacency row in both directions with its mirror
 // under the other endpoint, every version of each incident edge, every
-// vector row, and the node's rows and row ids in the bitmap index (each
+// vector row, the node's rows and row ids in the bitmap index, and every
+// span row naming the node or one of those edges, in both shapes (each
 // subsystem adds its rows: temporal.AddNodeErasure, vector.AddNodeErasure,
-// bitmap.Index.AddNodeErasure). The deletions and their ledger entry (one
+// bitmap.Index.AddNodeErasure, sources.AddNodeErasure). The deletions and their ledger entry (one
 // point range per row, a range for the vectors) are one durable batch;
 // then the rows are compacted, caches dropped and every range verified
 // empty, as for a tenant. Tombstones (temporal.Store.DeleteNode) remain
@@ -66,6 +68,9 @@ func addEntityErasure(e storage.Engine, b *storage.Batch, scope storage.TenantSc
 		return fmt.Errorf("erase entity %s: %w", id, err)
 	}
 	if _, err := vector.AddNodeErasure(e, b, scope, id); err != nil {
+		return fmt.Errorf("erase entity %s: %w", id, err)
+	}
+	if _, err := sources.AddNodeErasure(e, b, scope, id, node.Edges...); err != nil {
 		return fmt.Errorf("erase entity %s: %w", id, err)
 	}
 	if len(node.Labels) > 0 {

@@ -2,7 +2,10 @@ package lifecycle
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -12,20 +15,50 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
 	"telha.dev/core/storage/system/ledger"
+	"telha.dev/sources"
 	"telha.dev/temporal"
 	"telha.dev/vector"
 	"telha.dev/vector/bitmap"
 )
 
 // graph is a small graph in one tenant written through the subsystems:
-// nodes a (the one erased), b and c; edges a->b and c->a; a vector of a
-// and of b; every node indexed in the bitmap index under "Person".
+// nodes a (the one erased), b and c; edges a->b, c->a and b->c; a vector
+// of a and of b; every node indexed in the bitmap index under "Person";
+// one document whose spans produced them (provenance).
 type graph struct {
-	scope   storage.TenantScope
-	a, b, c uuid.UUID
-	store   *temporal.Store
-	vectors *vector.Store
-	index   *bitmap.Index
+	scope      storage.TenantScope
+	a, b, c    uuid.UUID
+	ab, ca, bc uuid.UUID // the edges
+	doc        uuid.UUID // the blob the facts came from
+	store      *temporal.Store
+	vectors    *vector.Store
+	index      *bitmap.Index
+}
+
+// graphText is the document of a graph. It holds no marker: an entity
+// erasure erases the entity's provenance, not the documents it came from.
+const graphText = "Alice knows Bob; Carol knows Alice; Bob knows Carol."
+
+// graphSpans are the spans of graphText and the facts each produced, for
+// a graph g: some name a alone, some a and b (their rows must keep b), one
+// an edge of a alone, one b, c and their edge.
+func graphSpans(g *graph) []sources.Provenance {
+	nodeFact := func(id uuid.UUID) sources.Fact { return sources.Fact{Kind: storage.IndexNode, ID: id, TxStart: 1} }
+	edgeFact := func(id uuid.UUID) sources.Fact { return sources.Fact{Kind: storage.IndexEdge, ID: id, TxStart: 1} }
+	span := func(start, end uint64, facts ...sources.Fact) sources.Provenance {
+		slices.SortFunc(facts, func(x, y sources.Fact) int { // as the store keeps them
+			return cmp.Or(cmp.Compare(x.Kind, y.Kind), bytes.Compare(x.ID[:], y.ID[:]))
+		})
+		return sources.Provenance{Span: sources.Span{Source: g.doc, Start: start, End: end}, Facts: facts}
+	}
+	return []sources.Provenance{
+		span(0, 5, nodeFact(g.a)),
+		span(0, 16, nodeFact(g.a), nodeFact(g.b), edgeFact(g.ab)),
+		span(6, 16, edgeFact(g.ab)),
+		span(12, 15, nodeFact(g.b)),
+		span(17, 35, nodeFact(g.c), edgeFact(g.ca)),
+		span(35, 52, nodeFact(g.b), nodeFact(g.c), edgeFact(g.bc)),
+	}
 }
 
 func newGraph(t *testing.T, e storage.Engine, scope storage.TenantScope, marker string) *graph {
@@ -46,14 +79,22 @@ func newGraph(t *testing.T, e storage.Engine, scope storage.TenantScope, marker 
 			mustDo(t, err)
 		}
 	}
-	for _, ed := range [][2]uuid.UUID{{g.a, g.b}, {g.c, g.a}, {g.b, g.c}} {
+	g.ab, g.ca, g.bc = uuid.New(), uuid.New(), uuid.New()
+	for _, ed := range [][3]uuid.UUID{{g.ab, g.a, g.b}, {g.ca, g.c, g.a}, {g.bc, g.b, g.c}} {
 		note := "about b and c"
-		if ed[0] == g.a || ed[1] == g.a {
+		if ed[1] == g.a || ed[2] == g.a {
 			note = marker // an edge names both endpoints: it is erased with a
 		}
-		_, err := g.store.AssertEdge(scope, temporal.EdgeFact{ID: uuid.New(), From: ed[0], To: ed[1], Type: "KNOWS", Valid: always,
+		_, err := g.store.AssertEdge(scope, temporal.EdgeFact{ID: ed[0], From: ed[1], To: ed[2], Type: "KNOWS", Valid: always,
 			Props: temporal.Properties{"note": temporal.String(note)}})
 		mustDo(t, err)
+	}
+	docs := sources.Open(e, sources.Options{})
+	doc, _, err := docs.IngestBytes(scope, []byte(graphText))
+	mustDo(t, err)
+	g.doc = doc.ID
+	for _, p := range graphSpans(g) {
+		mustDo(t, docs.Record(scope, p.Span, p.Facts...))
 	}
 	model, err := g.vectors.RegisterModel("erase-test", 3, vector.Cosine, 1)
 	mustDo(t, err)
@@ -74,7 +115,8 @@ func (g *graph) people(t *testing.T, e storage.Engine) []uuid.UUID {
 
 // checkEntityGone checks that nothing of g.a remains: no version, no
 // adjacency row under any node naming it, no vector, not in the bitmap
-// index, and that b and c keep their own rows.
+// index, no span row naming it or its edges in either shape, and that b
+// and c keep their own rows and provenance.
 func checkEntityGone(t *testing.T, e storage.Engine, g *graph) {
 	t.Helper()
 	for _, rg := range []storage.ScanRange{
@@ -85,13 +127,34 @@ func checkEntityGone(t *testing.T, e storage.Engine, g *graph) {
 			t.Errorf("%s: %d rows remain (%v)", rg.Family(), c.Rows, err)
 		}
 	}
-	for _, cf := range []storage.ColumnFamily{storage.AdjacencyOut, storage.AdjacencyIn, storage.ValidTimeIndex, storage.TxTimeIndex, storage.BitmapIndex} {
+	for _, cf := range []storage.ColumnFamily{storage.AdjacencyOut, storage.AdjacencyIn, storage.ValidTimeIndex, storage.TxTimeIndex, storage.BitmapIndex, storage.Spans} {
 		for kv, err := range e.Scan(storage.TenantAll(g.scope, cf)) {
 			mustDo(t, err)
-			if bytes.Contains(kv.Key, g.a[:]) || bytes.Contains(kv.Value, g.a[:]) {
-				s, _ := storage.DescribeKey(cf, kv.Key)
-				t.Errorf("a row still names the erased entity: %s", s)
+			for _, id := range []uuid.UUID{g.a, g.ab, g.ca} {
+				if bytes.Contains(kv.Key, id[:]) || bytes.Contains(kv.Value, id[:]) {
+					s, _ := storage.DescribeKey(cf, kv.Key)
+					t.Errorf("a row still names the erased entity or one of its edges: %s", s)
+				}
 			}
+		}
+	}
+	docs := sources.Open(e, sources.Options{})
+	all := graphSpans(g)
+	// The spans without a fact of a or its edges go; the others keep b, c
+	// and their edge.
+	keep := func(p sources.Provenance) sources.Provenance {
+		p.Facts = slices.DeleteFunc(slices.Clone(p.Facts), func(f sources.Fact) bool { return f.ID == g.a || f.ID == g.ab || f.ID == g.ca })
+		return p
+	}
+	want := []sources.Provenance{keep(all[1]), all[3], keep(all[4]), all[5]}
+	got, err := docs.Facts(g.scope, g.doc, 0, math.MaxUint64)
+	mustDo(t, err)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("provenance of the document after the erasure:\n got %v\nwant %v", got, want)
+	}
+	for _, id := range []uuid.UUID{g.b, g.c, g.bc} {
+		if p, err := docs.Passages(g.scope, id); err != nil || len(p) == 0 {
+			t.Errorf("the passages of %s: %v, %v", id, p, err)
 		}
 	}
 	if ids := g.people(t, e); slices.Contains(ids, g.a) || len(ids) != 2 {
@@ -114,7 +177,10 @@ func TestEraseEntity(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		scopes := storagetest.TenantScopes(t, 2)
 		g := newGraph(t, env.Engine, scopes[0], "entity-marker")
-		newGraph(t, env.Engine, scopes[1], "other")
+		other := newGraph(t, env.Engine, scopes[1], "other")
+		// The other tenant holds a fact of the same id as the erased one.
+		mustDo(t, sources.Open(env.Engine, sources.Options{}).Record(scopes[1], sources.Span{Source: other.doc, Start: 0, End: 5},
+			sources.Fact{Kind: storage.IndexNode, ID: g.a, TxStart: 1}))
 		before := dump(t, env.Engine, scopes[1])
 		if ids := g.people(t, env.Engine); len(ids) != 3 {
 			t.Fatalf("before: bitmap finds %v", ids)

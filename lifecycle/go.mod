@@ -9,8 +9,14 @@ require (
 	lukechampine.com/blake3 v1.4.1
 	pgregory.net/rapid v1.3.0
 	telha.dev/core v0.0.0-00010101000000-000000000000
+	telha.dev/sources v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
 	telha.dev/vector v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
+	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 )
 
 require (
@@ -23,10 +29,14 @@ require (
 	github.com/viterin/partial v1.1.0 // indirect
 	github.com/viterin/vek v0.4.3 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
-	golang.org/x/exp v0.0.0-20230817173708-d852ddb80c63 // indirect
+	golang.org/x/exp v0.0.0-20240325151524-a685a6edb6d8 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
 
 replace telha.dev/temporal => ../temporal
 
 replace telha.dev/vector => ../vector
+
+replace telha.dev/sources => ../sources
+
+replace telha.dev/core/storage/etcd => ../core/storage/etcd

@@ -11,6 +11,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/core/storage/system/ledger"
+	"telha.dev/sources"
 )
 
 // A restore brings a RocksDB checkpoint back as a store, without bringing
@@ -104,6 +105,17 @@ func replay(e storage.Engine, entries []ledger.Entry, opts EraseOptions) (Restor
 		}
 		rows, n := en.Rows()
 		opts.progress("restore: replaying erasure %s of %s %s (%d rows, %d bytes when erased)", en.ID, en.Kind, en.Scope, rows, n)
+		if en.Kind == ledger.KindRedaction {
+			if err := replayRedaction(e, en); err != nil {
+				return res, fmt.Errorf("restore: %w", err)
+			}
+			if err := done(StepRestoreReplay); err != nil {
+				return res, fmt.Errorf("restore: %w", err)
+			}
+			ranges = append(ranges, storage.SourceRows(en.Scope, en.Entity))
+			res.Replayed = append(res.Replayed, en)
+			continue
+		}
 		if en.Kind == ledger.KindEntity {
 			// The rows are deleted by the entry's bounds below; the
 			// subsystems also take the entity out of what they rewrite
@@ -148,6 +160,29 @@ func replay(e storage.Engine, entries []ledger.Entry, opts EraseOptions) (Restor
 		return res, fmt.Errorf("restore: %w", err)
 	}
 	return res, nil
+}
+
+// replayRedaction writes, in one durable batch with the entry, what the
+// redaction entry en did to its blob, against whatever e holds of it
+// (sources.Store.AddReplay): the chunks rewritten or deleted and the
+// record, unless e has them already or lacks the blob, and in every case
+// the blocklist row of the text it took out. The entry is checked as it
+// is written (ledger.Commit): one that is not a redaction and nothing
+// else writes nothing.
+func replayRedaction(e storage.Engine, en ledger.Entry) error {
+	if _, err := en.Ranges(); err != nil {
+		return fmt.Errorf("replay redaction: %w", err)
+	}
+	var b storage.Batch
+	rd := en.Redaction
+	ranges := make([]sources.Range, len(rd.Ranges))
+	for i, r := range rd.Ranges {
+		ranges[i] = sources.Range{Start: r.Start, End: r.End}
+	}
+	if err := sources.Open(e, sources.Options{}).AddReplay(&b, en.Scope, en.Entity, ranges, rd.Deleted, rd.KeyedDigest, en.ID); err != nil {
+		return fmt.Errorf("replay redaction %s: %w", en.ID, err)
+	}
+	return ledger.Commit(e, &b, en)
 }
 
 // copyTree copies the regular files and directories of src into dst, which

@@ -116,7 +116,7 @@ func demo(args []string, stdout io.Writer) error {
 	if err := d.provisionTenants(); err != nil {
 		return err
 	}
-	for _, step := range []func() error{d.build, d.correction, d.history, d.traversal, d.isolation, d.knn, d.jobQueue, d.provenance} {
+	for _, step := range []func() error{d.build, d.correction, d.history, d.traversal, d.isolation, d.knn, d.jobQueue, d.provenance, d.redaction} {
 		if err := step(); err != nil {
 			return err
 		}

@@ -32,6 +32,9 @@ func TestDemoTwice(t *testing.T) {
 		"2 nearest, everyone:       alice (0.0012), bob (0.0018)",
 		"2 nearest, city = Lisbon:  carol (0.2585)",
 		"job is completed after 1 attempt(s)",
+		`globex   notes now read "Staff notes of globex: ; bob knows carol.\n"`,
+		"globex   ingesting the original notes again is refused: blocklisted",
+		`acme     notes still read "Staff notes of acme: alice knows bob; bob knows carol.\n"`,
 	}
 	for i, first := range []string{"created a new store at " + dir, "reusing the store at " + dir + ": resetting the three demo tenants"} {
 		var stdout, stderr bytes.Buffer

@@ -89,7 +89,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case "repair":
 		return repair(args[1:], stdout)
 	case "source":
-		return sourceCommand(args[1:], stdout)
+		return sourceCommand(args[1:], stdout, stderr)
 	case "tenant":
 		return tenant(args[1:], stdout, stderr)
 	case "entity":

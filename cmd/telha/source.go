@@ -20,17 +20,23 @@ import (
 const sourceUsage = `usage:
   telha source put -data DIR -scope TENANT:ORG|NAME FILE      ingest FILE (canonical text: valid UTF-8); prints its blob id
   telha source get -data DIR -scope TENANT:ORG|NAME -id ID    print the text of blob ID
-  telha source facts -data DIR -scope TENANT:ORG|NAME -id ID  list the passages of blob ID and the facts asserted from them`
+  telha source facts -data DIR -scope TENANT:ORG|NAME -id ID  list the passages of blob ID and the facts asserted from them
+  telha source redact -data DIR -scope TENANT:ORG|NAME -id ID -range START:END [-range START:END ...] [-erase-facts]
+                                                              take the bytes [START, END) of the original text out for good
+  telha source delete -data DIR -scope TENANT:ORG|NAME -id ID [-erase-facts]
+                                                              delete blob ID for good; its text is refused from then on`
 
 // sourceUsages are the one-line usages of the subcommands.
 var sourceUsages = map[string]string{
-	"put":   "telha source put -data DIR -scope TENANT:ORG|NAME FILE",
-	"get":   "telha source get -data DIR -scope TENANT:ORG|NAME -id ID",
-	"facts": "telha source facts -data DIR -scope TENANT:ORG|NAME -id ID",
+	"put":    "telha source put -data DIR -scope TENANT:ORG|NAME FILE",
+	"get":    "telha source get -data DIR -scope TENANT:ORG|NAME -id ID",
+	"facts":  "telha source facts -data DIR -scope TENANT:ORG|NAME -id ID",
+	"redact": "telha source redact -data DIR -scope TENANT:ORG|NAME -id ID -range START:END [-range START:END ...] [-erase-facts]",
+	"delete": "telha source delete -data DIR -scope TENANT:ORG|NAME -id ID [-erase-facts]",
 }
 
-// sourceCommand runs `telha source put|get|facts`.
-func sourceCommand(args []string, stdout io.Writer) error {
+// sourceCommand runs `telha source put|get|facts|redact|delete`.
+func sourceCommand(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("source: missing subcommand; %s", oneLine(sourceUsage))
 	}
@@ -38,9 +44,12 @@ func sourceCommand(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("source "+sub, flag.ContinueOnError)
 	dataDir := flags.String("data", "", "directory of the embedded RocksDB store")
 	scopeArg := flags.String("scope", "", "the tenant: TENANT:ORG (two UUIDs), or a registered tenant's name")
-	idArg := flags.String("id", "", "the blob id (get, facts)")
+	idArg := flags.String("id", "", "the blob id (get, facts, redact, delete)")
+	var ranges rangeFlags
+	flags.Var(&ranges, "range", "redact: the bytes START:END of the original text (repeatable)")
+	eraseFacts := flags.Bool("erase-facts", false, "redact, delete: also erase every node asserted from the bytes taken out (telha entity erase)")
 	switch sub {
-	case "put", "get", "facts":
+	case "put", "get", "facts", "redact", "delete":
 	case "-h", "-help", "--help", "help":
 		_, err := fmt.Fprintln(stdout, sourceUsage)
 		return err
@@ -72,6 +81,14 @@ func sourceCommand(args []string, stdout io.Writer) error {
 			return usagef("source %s: -id: %q is not a blob id: %v", sub, *idArg, err)
 		}
 	}
+	switch {
+	case sub == "redact" && len(ranges) == 0:
+		return usagef("source redact: missing -range START:END (usage: %s)", sourceUsages[sub])
+	case sub != "redact" && len(ranges) > 0:
+		return usagef("source %s: -range is for source redact", sub)
+	case *eraseFacts && sub != "redact" && sub != "delete":
+		return usagef("source %s: -erase-facts is for source redact and delete", sub)
+	}
 	eng, err := openTenantStore("source "+sub, *dataDir, sub == "put")
 	if err != nil {
 		return err
@@ -86,8 +103,10 @@ func sourceCommand(args []string, stdout io.Writer) error {
 		err = sourcePut(s, scope, file, stdout)
 	case "get":
 		err = sourceGet(s, scope, id, stdout)
-	default:
+	case "facts":
 		err = sourceFacts(s, scope, id, stdout)
+	default:
+		err = sourceRedact(sub, eng, scope, id, ranges, *eraseFacts, stdout, stderr)
 	}
 	return errors.Join(err, eng.Close())
 }
@@ -117,7 +136,8 @@ func sourcePut(s *sources.Store, scope storage.TenantScope, file string, stdout 
 		return usagef("source put: %s is not a regular file", file)
 	}
 	b, _, err := s.Ingest(scope, f)
-	if errors.Is(err, sources.ErrNotCanonical) || errors.Is(err, sources.ErrChanged) || errors.Is(err, fs.ErrInvalid) {
+	if errors.Is(err, sources.ErrNotCanonical) || errors.Is(err, sources.ErrChanged) || errors.Is(err, fs.ErrInvalid) ||
+		errors.Is(err, sources.ErrBlocklisted) || errors.Is(err, sources.ErrRedacted) {
 		return usagef("source put %s: %v", file, err)
 	}
 	if err != nil {
@@ -130,7 +150,7 @@ func sourcePut(s *sources.Store, scope storage.TenantScope, file string, stdout 
 // sourceGet streams the text of blob id to stdout.
 func sourceGet(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
 	r, err := s.Open(scope, id)
-	if errors.Is(err, sources.ErrNoBlob) {
+	if errors.Is(err, sources.ErrNoBlob) || errors.Is(err, sources.ErrDeleted) {
 		return usagef("source get: %v in tenant %s", err, scope)
 	}
 	if err != nil {
@@ -143,7 +163,7 @@ func sourceGet(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout
 // sourceFacts prints, for each passage of blob id in document order, the
 // facts asserted from it: one line per fact.
 func sourceFacts(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
-	if _, err := s.Stat(scope, id); errors.Is(err, sources.ErrNoBlob) {
+	if _, err := s.Stat(scope, id); errors.Is(err, sources.ErrNoBlob) || errors.Is(err, sources.ErrDeleted) {
 		return usagef("source facts: %v in tenant %s", err, scope)
 	}
 	passages, err := s.Facts(scope, id, 0, math.MaxUint64)

@@ -59,7 +59,7 @@ func TestSourceCommands(t *testing.T) {
 		want string
 	}{
 		{"no subcommand", []string{"source"}, "missing subcommand"},
-		{"unknown subcommand", []string{"source", "delete"}, `unknown subcommand "delete"`},
+		{"unknown subcommand", []string{"source", "frob"}, `unknown subcommand "frob"`},
 		{"no scope", []string{"source", "put", "-data", data, doc}, "-scope"},
 		{"unknown tenant name", []string{"source", "put", "-data", data, "-scope", "nobody", doc}, `look up "nobody"`},
 		{"nil tenant", []string{"source", "put", "-data", data, "-scope", "00000000-0000-0000-0000-000000000000:0190a000-0000-7000-8000-00000000000f", doc}, "nil tenant"},

@@ -20,8 +20,10 @@
 //     analyzed too, even where ./... does not look (testdata, "_" and "."
 //     directories);
 //   - the build configurations of the workspace's telhavet.builds file are
-//     analyzed after the default one, for the files it left out, and the
-//     run fails naming every .go file that no configuration analyzed;
+//     analyzed beside the default one, for the files it leaves out, and the
+//     run fails naming every .go file that no configuration analyzed; their
+//     results are replayed from a cache in $GOCACHE/telhavet while the
+//     workspace and the go environment are unchanged (see resultCache);
 //   - the modules of the key authority must be where authority.conf places
 //     them, relative to the go.work root.
 //
@@ -244,12 +246,17 @@ func analyze(o *options) (*results, string, error) {
 
 	// The first pass of every build at once: the packages asked for in the
 	// default build, and in each other build the packages likely to hold
-	// files the default build leaves out.
+	// files the default build leaves out. The other builds' runs are
+	// replayed from the result cache while the workspace is unchanged; the
+	// default build's go vet replays its own cache at the cost the gate is
+	// measured against.
+	cache := newResultCache(ws, tool)
 	first := make([]vetRun, len(builds))
 	for i, b := range builds {
 		first[i] = vetRun{tool: tool, dir: dir, build: b, flags: flags, pkgs: patterns, trace: o.trace}
 		if i > 0 {
 			first[i].pkgs = ws.likelyPackages(b, files)
+			first[i].cache = cache
 		}
 	}
 	res, err := runAll(slices.DeleteFunc(slices.Clone(first), func(r vetRun) bool { return len(r.pkgs) == 0 }))
@@ -271,7 +278,8 @@ func analyze(o *options) (*results, string, error) {
 			if len(pkgs) == 0 {
 				break
 			}
-			r := vetRun{tool: tool, dir: dir, build: b, flags: passFlags(flags, pass), pkgs: pkgs, trace: o.trace}
+			r := first[i]
+			r.flags, r.pkgs = passFlags(flags, pass), pkgs
 			if err := r.run(res); err != nil {
 				return nil, "", err
 			}

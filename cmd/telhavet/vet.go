@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,9 @@ type vetRun struct {
 	flags []string // vet tool flags: analyzer selection and settings
 	pkgs  []string // package patterns or import paths
 	trace bool     // print the command, and go vet's (go vet -x)
+	// cache replays the run while nothing it depends on changed; nil to
+	// run go vet every time.
+	cache *resultCache
 }
 
 // results is what vet runs found, merged.
@@ -62,8 +66,52 @@ func newResults() *results {
 	return &results{records: make(map[string]inventory.Record), seen: make(map[string]bool)}
 }
 
-// run runs go vet and merges what it reports into res.
+// run merges into res what go vet reports: replayed from r.cache if it
+// holds the run's results, else from go vet, then stored in r.cache unless
+// the run failed.
 func (r vetRun) run(res *results) error {
+	if r.cache == nil {
+		_, err := r.vet(res)
+		return err
+	}
+	name, inputs, err := r.cache.key(r)
+	if err != nil {
+		r.tracef("# build %s: no result cache: %v", r.build, err)
+		_, err := r.vet(res)
+		return err
+	}
+	if out, ok := r.cache.load(name, inputs); ok {
+		replayed := newResults()
+		if err := replayed.decode(bytes.NewReader(out)); err == nil {
+			r.tracef("# build %s: go vet's results replayed from %s", r.build, filepath.Join(r.cache.dir, name))
+			res.merge(replayed)
+			return nil
+		}
+	}
+	part := newResults()
+	out, err := r.vet(part)
+	if err != nil {
+		return err
+	}
+	res.merge(part)
+	if len(part.failed) == 0 && len(part.errors) == 0 {
+		if err := r.cache.store(name, inputs, out); err != nil {
+			r.tracef("# build %s: results not stored: %v", r.build, err)
+		}
+	}
+	return nil
+}
+
+// tracef prints a line of the -x trace.
+func (r vetRun) tracef(format string, args ...any) {
+	if r.trace {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+	}
+}
+
+// vet runs go vet, merges what it reports into res and returns its
+// standard output.
+func (r vetRun) vet(res *results) ([]byte, error) {
 	args := append([]string{"vet", "-vettool=" + r.tool, "-json"}, r.build.flags()...)
 	if r.trace {
 		args = append(args, "-x")
@@ -75,21 +123,22 @@ func (r vetRun) run(res *results) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if r.trace {
-		fmt.Fprintf(os.Stderr, "%s go %s\n", strings.Join(r.build.env, " "), strings.Join(args, " "))
+		r.tracef("%s go %s", strings.Join(r.build.env, " "), strings.Join(args, " "))
 		cmd.Stderr = io.MultiWriter(&stderr, os.Stderr)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("go vet: %w", err)
+		return nil, fmt.Errorf("go vet: %w", err)
 	}
-	decodeErr := res.decode(stdout)
+	var out bytes.Buffer
+	decodeErr := res.decode(io.TeeReader(stdout, &out))
 	if err := cmd.Wait(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
-			return fmt.Errorf("go vet: %w", err)
+			return nil, fmt.Errorf("go vet: %w", err)
 		}
 		msg := strings.TrimSpace(stderr.String())
 		if r.build.String() != "default" {
@@ -98,9 +147,9 @@ func (r vetRun) run(res *results) error {
 		res.failed = append(res.failed, msg)
 	}
 	if decodeErr != nil {
-		return fmt.Errorf("reading go vet -json output: %w", decodeErr)
+		return nil, fmt.Errorf("reading go vet -json output: %w", decodeErr)
 	}
-	return nil
+	return out.Bytes(), nil
 }
 
 // decode merges the stream of JSON trees that go vet -json writes, one per

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,9 +16,10 @@ import (
 // A workspace is the set of modules the go command works on: those of the
 // go.work file in effect, or the main module alone.
 type workspace struct {
-	root    string   // the directory of go.work, or of the main module's go.mod
-	work    bool     // a go.work workspace is in effect
-	modules []module // its modules
+	root    string            // the directory of go.work, or of the main module's go.mod
+	work    bool              // a go.work workspace is in effect
+	modules []module          // its modules
+	env     map[string]string // the go command's environment at the root (go env)
 }
 
 // A module is a module of the workspace.
@@ -30,12 +32,15 @@ type module struct {
 // command, so that GOWORK is honoured exactly as go vet honours it. Outside
 // any module it returns an empty workspace rooted at dir.
 func findWorkspace(dir string) (*workspace, error) {
-	out, err := goCmd(dir, "env", "GOWORK", "GOMOD")
+	out, err := goCmd(dir, "env", "-json")
 	if err != nil {
 		return nil, err
 	}
-	gowork, gomod, _ := strings.Cut(strings.TrimSpace(out), "\n")
 	ws := &workspace{root: dir}
+	if err := json.Unmarshal([]byte(out), &ws.env); err != nil {
+		return nil, fmt.Errorf("go env -json: %w", err)
+	}
+	gowork, gomod := ws.env["GOWORK"], ws.env["GOMOD"]
 	switch {
 	case gowork != "" && gowork != "off":
 		ws.root, ws.work = filepath.Dir(gowork), true

@@ -168,17 +168,7 @@ func TestDriver(t *testing.T) {
 		"b/go.mod":                    "module example.com/b\n\ngo 1.26.0\n",
 		"b/b.go":                      "package b\n" + printfBug,
 	})
-	run := func() (int, string, []string) {
-		cmd := exec.Command(bin, "-json", "./...")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		code := exitCode(t, cmd.Run())
-		return code, stderr.String(), findingsFromJSON(t, root, stdout.Bytes())
-	}
-
-	code, stderr, got := run()
+	code, got, stderr := runWorkspace(t, bin, root)
 	if code != 1 || !strings.Contains(stderr, filepath.Join("a", "never.go")+": never analyzed (//go:build never)") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and a/never.go named as never analyzed", code, stderr)
 	}
@@ -195,9 +185,23 @@ func TestDriver(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "a", "never.go")); err != nil {
 		t.Fatal(err)
 	}
-	if code, stderr, got := run(); code != 3 || !slices.Equal(got, want) {
+	if code, got, stderr := runWorkspace(t, bin, root); code != 3 || !slices.Equal(got, want) {
 		t.Errorf("without a/never.go: exit %d, findings %q, stderr:\n%s\nwant exit 3 and the same findings", code, got, stderr)
 	}
+}
+
+// runWorkspace runs telhavet -json ./... with the extra flags at the root
+// of a go.work workspace and returns its exit status, its findings (as
+// findingsFromJSON gives them) and its standard error.
+func runWorkspace(t *testing.T, bin, root string, flags ...string) (int, []string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append(flags, "-json", "./...")...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitCode(t, cmd.Run())
+	return code, findingsFromJSON(t, root, stdout.Bytes()), stderr.String()
 }
 
 // TestLikelyPackages checks the guess of the packages that a build of

@@ -16,20 +16,23 @@ type Kind uint8
 
 // The kinds of erasure. The zero value is not a kind.
 const (
-	KindTenant Kind = 1 // every row of a tenant
-	KindEntity Kind = 2 // every row of one entity of a tenant
+	KindTenant    Kind = 1 // every row of a tenant
+	KindEntity    Kind = 2 // every row of one entity of a tenant
+	KindRedaction Kind = 3 // byte ranges of one blob of a tenant, or the whole blob
 )
 
 // Valid reports whether k is one of the kinds.
-func (k Kind) Valid() bool { return k == KindTenant || k == KindEntity }
+func (k Kind) Valid() bool { return k >= KindTenant && k <= KindRedaction }
 
-// String returns "tenant" or "entity".
+// String returns "tenant", "entity" or "redaction".
 func (k Kind) String() string {
 	switch k {
 	case KindTenant:
 		return "tenant"
 	case KindEntity:
 		return "entity"
+	case KindRedaction:
+		return "redaction"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -45,15 +48,43 @@ type Deletion struct {
 	Bytes  uint64 // keys and values
 }
 
+// Range is a byte range [Start, End) of a blob's original text: the
+// coordinates spans use, which redactions do not shift.
+type Range struct{ Start, End uint64 }
+
+func (r Range) String() string { return fmt.Sprintf("[%d:%d]", r.Start, r.End) }
+
+// Redaction is what a KindRedaction entry did to its blob (Entry.Entity).
+// Its rows are rewritten, not range-deleted, so the entry holds no
+// Deletion: telha.dev/lifecycle hands it to telha.dev/sources to replay.
+type Redaction struct {
+	// Ranges are the ranges this operation redacted: sorted, each
+	// non-empty, none overlapping or touching the next. A deletion may
+	// have none.
+	Ranges []Range
+	// Deleted is set when the operation deleted the whole blob.
+	Deleted bool
+	// EraseFacts is set when the operation also erases, entity by entity,
+	// every fact whose spans overlap Ranges (every fact of the blob for a
+	// deletion): a redaction interrupted before they are erased is
+	// finished with them.
+	EraseFacts bool
+	// KeyedDigest is the keyed digest of the blob's text before the
+	// operation, which the tenant's blocklist refuses from then on. Replay
+	// writes the blocklist row from it even where the blob is absent.
+	KeyedDigest [32]byte
+}
+
 // Entry is one erasure.
 type Entry struct {
 	ID        uuid.UUID // a UUIDv7: entries sort in the order they were made
 	Kind      Kind
 	Scope     storage.TenantScope
-	Entity    uuid.UUID // the entity of a KindEntity entry; nil for a tenant
+	Entity    uuid.UUID // the entity of a KindEntity entry, the blob of a KindRedaction; nil for a tenant
 	Recorded  time.Time // when the deletion was made durable
 	Verified  time.Time // when the verification scan counted zero; zero until then
 	Deletions []Deletion
+	Redaction *Redaction // set exactly for a KindRedaction entry
 }
 
 // Errors of the ledger. Functions wrap them with context.
@@ -66,10 +97,15 @@ var (
 
 	// ErrNotFound reports an entry id the ledger does not hold.
 	ErrNotFound = errors.New("no such erasure ledger entry")
+
+	// ErrNotDeletion reports a redaction entry given to Replay, which
+	// replays range deletions only.
+	ErrNotDeletion = errors.New("a redaction ledger entry is not replayed by range deletion")
 )
 
-// NewEntry starts an entry of kind for scope (and entity, for KindEntity),
-// recorded now.
+// NewEntry starts an entry of kind for scope (and entity, for KindEntity;
+// the blob, for KindRedaction, whose Redaction it sets to an empty one for
+// the caller to fill), recorded now.
 func NewEntry(kind Kind, scope storage.TenantScope, entity uuid.UUID) (Entry, error) {
 	if !kind.Valid() {
 		return Entry{}, fmt.Errorf("new ledger entry: %w: kind %d", ErrBadEntry, uint8(kind))
@@ -77,14 +113,62 @@ func NewEntry(kind Kind, scope storage.TenantScope, entity uuid.UUID) (Entry, er
 	if scope.IsZero() {
 		return Entry{}, fmt.Errorf("new ledger entry: %w", storage.ErrNilScope)
 	}
-	if (kind == KindEntity) != (entity != uuid.Nil) {
+	if (kind != KindTenant) != (entity != uuid.Nil) {
 		return Entry{}, fmt.Errorf("new ledger entry: %w: a %s erasure with entity %s", ErrBadEntry, kind, entity)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return Entry{}, fmt.Errorf("new ledger entry: %w", err)
 	}
-	return Entry{ID: id, Kind: kind, Scope: scope, Entity: entity, Recorded: time.Now().UTC().Truncate(time.Microsecond)}, nil
+	en := Entry{ID: id, Kind: kind, Scope: scope, Entity: entity, Recorded: time.Now().UTC().Truncate(time.Microsecond)}
+	if kind == KindRedaction {
+		en.Redaction = &Redaction{}
+	}
+	return en, nil
+}
+
+// check reports, as ErrBadEntry, an entry that is not consistent: an
+// unknown kind, a nil id or scope, an entity where its kind has none or
+// none where it needs one, a redaction section on an entry of another
+// kind or missing from a redaction, or a redaction that is not one.
+func (en *Entry) check() error {
+	switch {
+	case !en.Kind.Valid():
+		return fmt.Errorf("%w: kind %d", ErrBadEntry, uint8(en.Kind))
+	case en.ID == uuid.Nil:
+		return fmt.Errorf("%w: nil entry id", ErrBadEntry)
+	case en.Scope.IsZero():
+		return fmt.Errorf("%w: %w", ErrBadEntry, storage.ErrNilScope)
+	case (en.Kind != KindTenant) != (en.Entity != uuid.Nil):
+		return fmt.Errorf("%w: a %s erasure with entity %s", ErrBadEntry, en.Kind, en.Entity)
+	case (en.Kind == KindRedaction) != (en.Redaction != nil):
+		return fmt.Errorf("%w: a %s erasure with redaction %v", ErrBadEntry, en.Kind, en.Redaction)
+	case en.Redaction == nil:
+		return nil
+	case len(en.Deletions) != 0:
+		return fmt.Errorf("%w: a redaction with %d range deletions", ErrBadEntry, len(en.Deletions))
+	}
+	return en.Redaction.check()
+}
+
+// check reports a redaction whose ranges are not sorted, non-empty and
+// apart, that redacts nothing, or that has no keyed digest.
+func (rd *Redaction) check() error {
+	switch {
+	case !rd.Deleted && len(rd.Ranges) == 0:
+		return fmt.Errorf("%w: a redaction of no range", ErrBadEntry)
+	case rd.KeyedDigest == [32]byte{}:
+		return fmt.Errorf("%w: a redaction without its keyed digest", ErrBadEntry)
+	}
+	for i, r := range rd.Ranges {
+		switch {
+		case r.Start >= r.End:
+			return fmt.Errorf("%w: redacted range %d %s is empty or reversed", ErrBadEntry, i, r)
+		case i > 0 && r.Start <= rd.Ranges[i-1].End:
+			return fmt.Errorf("%w: redacted range %d %s overlaps, touches or precedes %s", ErrBadEntry, i, r, rd.Ranges[i-1])
+		}
+	}
+	return nil
 }
 
 // Add records the deletion of r, which held rows rows of n bytes. r must
@@ -119,10 +203,11 @@ func (en *Entry) Rows() (rows, n uint64) {
 // bounds (storage.FromStoredBounds) and checks that each lies inside the
 // entry's tenant: a ledger read from a file is not trusted to name the
 // tenant its bounds belong to. A range outside it is ErrBadEntry wrapping
-// storage.ErrNotConfined.
+// storage.ErrNotConfined; an entry that is not consistent (a redaction
+// with deletions, say) is ErrBadEntry too.
 func (en *Entry) Ranges() ([]storage.ScanRange, error) {
-	if en.Scope.IsZero() {
-		return nil, fmt.Errorf("ledger entry %s: %w: %w", en.ID, ErrBadEntry, storage.ErrNilScope)
+	if err := en.check(); err != nil {
+		return nil, fmt.Errorf("ledger entry %s: %w", en.ID, err)
 	}
 	rs := make([]storage.ScanRange, 0, len(en.Deletions))
 	for i, d := range en.Deletions {

@@ -9,7 +9,7 @@ import (
 	"telha.dev/core/storage/storagetest"
 )
 
-// seedValues are the values of a tenant and an entity entry.
+// seedValues are the values of a tenant, an entity and a redaction entry.
 func seedValues(t testing.TB) [][]byte {
 	s := storagetest.TenantScope(t)
 	tenant := tenantEntry(t, s)
@@ -19,7 +19,7 @@ func seedValues(t testing.TB) [][]byte {
 	}
 	entity.Add(storage.NodeHistory(s, storagetest.ID(7)), 3, 300)
 	var out [][]byte
-	for _, en := range []Entry{tenant, entity} {
+	for _, en := range []Entry{tenant, entity, redactionEntry(t, s, storagetest.ID(8))} {
 		v, err := encode(&en)
 		if err != nil {
 			t.Fatal(err)
@@ -54,9 +54,12 @@ func FuzzDecodeValue(f *testing.F) {
 // ErrBadEntry, never a panic.
 func FuzzReadFile(f *testing.F) {
 	e := storage.NewMemoryEngine()
-	var work storage.Batch
-	if err := Commit(e, &work, tenantEntry(f, storagetest.TenantScope(f))); err != nil {
-		f.Fatal(err)
+	s := storagetest.TenantScope(f)
+	for _, en := range []Entry{tenantEntry(f, s), redactionEntry(f, s, storagetest.ID(8))} {
+		var work storage.Batch
+		if err := Commit(e, &work, en); err != nil {
+			f.Fatal(err)
+		}
 	}
 	var file bytes.Buffer
 	if _, err := WriteFile(&file, e); err != nil {

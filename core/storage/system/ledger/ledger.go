@@ -129,7 +129,15 @@ func Get(r storage.Reader, id uuid.UUID) (Entry, error) {
 // (Entry.Ranges), and writes the entry into e's ledger. Replaying an entry
 // twice deletes nothing more. An entry that fails its checks deletes
 // nothing and returns ErrBadEntry.
+//
+// A redaction is not a set of deletions: its chunks are rewritten and its
+// blocklist row written by their owner, against whatever the restored
+// store holds of the blob. Replay refuses it (ErrNotDeletion); the caller
+// adds those rows to a batch and writes them with the entry by Commit.
 func Replay(e storage.Engine, en Entry) error {
+	if en.Kind == KindRedaction {
+		return fmt.Errorf("replay ledger entry %s: %w", en.ID, ErrNotDeletion)
+	}
 	rs, err := en.Ranges()
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)

@@ -165,10 +165,11 @@ func TestNewEntryRefuses(t *testing.T) {
 		entity uuid.UUID
 	}{
 		{"no kind", 0, s, uuid.Nil},
-		{"an unknown kind", KindEntity + 1, s, uuid.Nil},
+		{"an unknown kind", KindRedaction + 1, s, storagetest.ID(1)},
 		{"the zero scope", KindTenant, storage.TenantScope{}, uuid.Nil},
 		{"a tenant erasure with an entity", KindTenant, s, storagetest.ID(1)},
 		{"an entity erasure without one", KindEntity, s, uuid.Nil},
+		{"a redaction without a blob", KindRedaction, s, uuid.Nil},
 	} {
 		if _, err := NewEntry(c.kind, c.scope, c.entity); err == nil {
 			t.Errorf("NewEntry of %s succeeded", c.name)

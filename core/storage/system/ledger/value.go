@@ -12,8 +12,8 @@ import (
 	"telha.dev/core/storage"
 )
 
-// Value format, version 1 (big-endian integers), the same bytes in the
-// store and in a ledger file:
+// Value format (big-endian integers), the same bytes in the store and in a
+// ledger file. Version 1, the value of a tenant or entity erasure:
 //
 //	[0x01 version][kind 1][flags 1][entry id 16][tenant 16][organization 16]
 //	[entity 16][recorded 8][verified 8][deletions 2]
@@ -21,20 +21,40 @@ import (
 //	            [upper length 2][upper][rows 8][bytes 8]
 //	[crc32c 4] of everything before it
 //
+// Version 2, the value of a redaction (KindRedaction, and no other kind),
+// is version 1 with the version byte 0x02 and, between the deletions
+// (none, for a redaction) and the checksum, the redaction section:
+//
+//	[redaction flags 1][keyed digest 32][ranges 2] ranges x [start 8][end 8]
+//
+// An entry is written in the lowest version that holds it, so tenant and
+// entity entries keep the bytes they had before version 2 existed, and
+// every value decodes and encodes back to the same bytes.
+//
 // Times are Unix microseconds. Flag bit 0 says the entry is verified
 // (verified holds the time). An upper flag of 0 means "to the end of the
-// family", with an upper length of 0. Every field is checked on read: a
-// value that does not decode, or decodes to what Entry cannot be, is
-// ErrBadEntry, never a panic.
+// family", with an upper length of 0. Redaction flag bit 0 says the blob
+// was deleted, bit 1 that the facts its spans produced are erased too.
+// Every field is checked on read: a value that does not decode, or
+// decodes to what Entry cannot be (Entry.check), is ErrBadEntry, never a
+// panic.
 const (
-	valueVersion = 1
-	flagVerified = 1
+	valueVersion     = 1
+	redactionVersion = 2
+	flagVerified     = 1
+
+	redactionDeleted    = 1
+	redactionEraseFacts = 2
 
 	headerLen   = 1 + 1 + 1 + 16 + 16 + 16 + 16 + 8 + 8 + 2
 	checksumLen = 4
 	// maxBoundLen bounds a stored bound: a key, and the one byte a
 	// point range adds.
 	maxBoundLen = storage.MaxKeyLen + 1
+	// rangeLen is the width of a redacted range; redactionLen that of a
+	// redaction section without its ranges.
+	rangeLen     = 8 + 8
+	redactionLen = 1 + 32 + 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -44,14 +64,21 @@ func encode(en *Entry) ([]byte, error) {
 	if len(en.Deletions) > math.MaxUint16 {
 		return nil, fmt.Errorf("%w: %d deletions in one entry (at most %d)", ErrBadEntry, len(en.Deletions), math.MaxUint16)
 	}
-	b := make([]byte, 0, headerLen+len(en.Deletions)*(2*maxBoundLen+22)+checksumLen)
+	version, ranges := valueVersion, 0
+	if en.Redaction != nil {
+		version, ranges = redactionVersion, len(en.Redaction.Ranges)
+		if ranges > math.MaxUint16 {
+			return nil, fmt.Errorf("%w: %d redacted ranges in one entry (at most %d)", ErrBadEntry, ranges, math.MaxUint16)
+		}
+	}
+	b := make([]byte, 0, headerLen+len(en.Deletions)*(2*maxBoundLen+22)+redactionLen+ranges*rangeLen+checksumLen)
 	var flags byte
 	var verified int64
 	if !en.Verified.IsZero() {
 		flags, verified = flagVerified, en.Verified.UnixMicro()
 	}
 	tenant, org := en.Scope.Tenant(), en.Scope.Organization()
-	b = append(b, valueVersion, byte(en.Kind), flags)
+	b = append(b, byte(version), byte(en.Kind), flags)
 	b = append(b, en.ID[:]...)
 	b = append(b, tenant[:]...)
 	b = append(b, org[:]...)
@@ -76,6 +103,22 @@ func encode(en *Entry) ([]byte, error) {
 		b = binary.BigEndian.AppendUint64(b, d.Rows)
 		b = binary.BigEndian.AppendUint64(b, d.Bytes)
 	}
+	if rd := en.Redaction; rd != nil {
+		var rflags byte
+		if rd.Deleted {
+			rflags |= redactionDeleted
+		}
+		if rd.EraseFacts {
+			rflags |= redactionEraseFacts
+		}
+		b = append(b, rflags)
+		b = append(b, rd.KeyedDigest[:]...)
+		b = binary.BigEndian.AppendUint16(b, uint16(ranges))
+		for _, r := range rd.Ranges {
+			b = binary.BigEndian.AppendUint64(b, r.Start)
+			b = binary.BigEndian.AppendUint64(b, r.End)
+		}
+	}
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
 }
 
@@ -92,8 +135,9 @@ func decode(b []byte) (Entry, error) {
 		return bad("checksum %08x, want %08x", got, sum)
 	}
 	r := reader{b: body}
-	if v := r.u8(); v != valueVersion {
-		return bad("version %d, want %d", v, valueVersion)
+	version := r.u8()
+	if version != valueVersion && version != redactionVersion {
+		return bad("version %d, want %d or %d", version, valueVersion, redactionVersion)
 	}
 	var en Entry
 	en.Kind = Kind(r.u8())
@@ -104,16 +148,12 @@ func decode(b []byte) (Entry, error) {
 	recorded, verified := int64(r.u64()), int64(r.u64())
 	n := int(r.u16())
 	switch {
-	case !en.Kind.Valid():
-		return bad("kind %d", uint8(en.Kind))
 	case flags&^flagVerified != 0:
 		return bad("flags %02x", flags)
 	case flags == 0 && verified != 0:
 		return bad("a verification time without the verified flag")
-	case en.ID == uuid.Nil:
-		return bad("nil entry id")
-	case (en.Kind == KindEntity) != (en.Entity != uuid.Nil):
-		return bad("a %s erasure with entity %s", en.Kind, en.Entity)
+	case (version == redactionVersion) != (en.Kind == KindRedaction):
+		return bad("a %s erasure in version %d", en.Kind, version)
 	}
 	scope, err := storage.NewTenantScope(tenant, org)
 	if err != nil {
@@ -146,10 +186,43 @@ func decode(b []byte) (Entry, error) {
 		}
 		en.Deletions = append(en.Deletions, d)
 	}
+	if version == redactionVersion {
+		en.Redaction = decodeRedaction(&r)
+		if r.short {
+			return bad("redaction cut short")
+		}
+		if en.Redaction == nil {
+			return bad("redaction flags")
+		}
+	}
 	if r.short || r.off != len(body) {
 		return bad("%d bytes, the entry takes %d", len(body), r.off)
 	}
+	if err := en.check(); err != nil {
+		return Entry{}, err
+	}
 	return en, nil
+}
+
+// decodeRedaction reads a redaction section, or returns nil for one whose
+// flags name no flag of this version.
+func decodeRedaction(r *reader) *Redaction {
+	flags := r.u8()
+	rd := &Redaction{Deleted: flags&redactionDeleted != 0, EraseFacts: flags&redactionEraseFacts != 0}
+	copy(rd.KeyedDigest[:], r.take(32))
+	n := int(r.u16())
+	if n*rangeLen > len(r.b)-r.off {
+		r.short = true
+		return rd
+	}
+	rd.Ranges = make([]Range, 0, n)
+	for range n {
+		rd.Ranges = append(rd.Ranges, Range{Start: r.u64(), End: r.u64()})
+	}
+	if flags&^(redactionDeleted|redactionEraseFacts) != 0 {
+		return nil
+	}
+	return rd
 }
 
 // reader reads a value front to back; a read past the end sets short and
