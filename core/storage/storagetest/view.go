@@ -3,8 +3,6 @@ package storagetest
 import (
 	"bytes"
 	"errors"
-	"iter"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -28,7 +26,9 @@ func ScanViews(t *testing.T, env *Env) {
 	t.Run("SameRowsAsScan", func(t *testing.T) { viewSameRows(t, env) })
 	t.Run("Termination", func(t *testing.T) { viewTermination(t, env.sibling(t)) })
 	t.Run("LoopBodyWrites", func(t *testing.T) { viewLoopBodyWrites(t, env.sibling(t)) })
-	t.Run("CloseDuringScan", func(t *testing.T) { viewCloseDuringScan(t, env) })
+	t.Run("CloseDuringScan", func(t *testing.T) {
+		closeDuringScan(t, "lent scan", func(t *testing.T) storage.Engine { return env.sibling(t).Engine }, storage.ScanView)
+	})
 }
 
 // sibling opens a new, empty store of env's kind, closed when t ends.
@@ -245,83 +245,5 @@ func viewLoopBodyWrites(t *testing.T, env *Env) {
 	}
 	if got := len(mustScan(t, e, r)); got != 2*len(keys) {
 		t.Errorf("after the loop the range holds %d rows, want %d", got, 2*len(keys))
-	}
-}
-
-// viewCloseDuringScan is testCloseDuringScan for a lent scan: when its
-// engine or snapshot closes under it, from its loop body or from another
-// goroutine, its next element is ErrClosed and its last; a lent scan made
-// before Close and ranged after yields only ErrClosed.
-func viewCloseDuringScan(t *testing.T, env *Env) {
-	const closeAt = 3
-	for _, snapshot := range []bool{false, true} {
-		for _, closeEngine := range []bool{false, true} {
-			for _, fromBody := range []bool{false, true} {
-				if !snapshot && !closeEngine {
-					continue // an engine has no snapshot to close
-				}
-				e := env.sibling(t).Engine
-				r, _ := historyRows(t, e, 1, 50)
-				var rd storage.Reader = e
-				closeIt := e.Close
-				if snapshot {
-					s, err := e.Snapshot()
-					must(t, err)
-					rd = s
-					if !closeEngine {
-						closeIt = s.Close
-					}
-				}
-				seen, closed, after := 0, false, []error(nil)
-				var bodyErr error
-				body := func() {
-					for _, err := range storage.ScanView(rd, r) {
-						switch {
-						case closed:
-							after = append(after, err)
-							continue
-						case err != nil:
-							bodyErr = err
-							return
-						}
-						if seen++; seen < closeAt {
-							continue
-						}
-						if fromBody {
-							bodyErr = closeIt()
-						} else {
-							var wg sync.WaitGroup
-							wg.Go(func() { bodyErr = closeIt() })
-							wg.Wait()
-						}
-						if bodyErr != nil {
-							return
-						}
-						closed = true
-					}
-				}
-				what := "a lent scan closed under it"
-				if !within(t, what, body) {
-					t.FailNow()
-				}
-				must(t, bodyErr)
-				if len(after) != 1 || !errors.Is(after[0], storage.ErrClosed) {
-					t.Errorf("%s (snapshot %t, engine closed %t, from the body %t): went on with %v; want only ErrClosed",
-						what, snapshot, closeEngine, fromBody, after)
-				}
-			}
-		}
-	}
-
-	e := env.sibling(t).Engine
-	r, _ := historyRows(t, e, 1, 50)
-	snap, err := e.Snapshot()
-	must(t, err)
-	engineView, snapView := storage.ScanView(e, r), storage.ScanView(snap, r)
-	must(t, e.Close())
-	for name, seq := range map[string]iter.Seq2[storage.KV, error]{"engine": engineView, "snapshot": snapView} {
-		if got, err := scanSeq(seq); len(got) != 0 || !errors.Is(err, storage.ErrClosed) {
-			t.Errorf("%s lent scan made before Close, ranged after: %d rows, %v; want only ErrClosed", name, len(got), err)
-		}
 	}
 }
