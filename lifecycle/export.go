@@ -13,7 +13,9 @@ import (
 // export file (format.go): from one snapshot of e, so the file is one
 // consistent state of the tenant, and as a stream, one row in memory at a
 // time. The system namespace is never read: every scan is the tenant's own
-// (storage.TenantAll). A tenant the registry holds must be active
+// (storage.TenantAll), and its rows are borrowed (storage.ScanView): the
+// export writer copies each row into its buffer, the checksum and the
+// file before the next. A tenant the registry holds must be active
 // (ErrNotActive otherwise); a scope it does not hold (rows written before
 // the registry) is exported all the same, with no name.
 //
@@ -48,7 +50,7 @@ func Export(e storage.Engine, scope storage.TenantScope, w io.Writer, opt Option
 	}
 	tick := opt.ticker("export")
 	for i, cf := range h.Families {
-		for kv, err := range snap.Scan(storage.TenantAll(scope, cf)) {
+		for kv, err := range storage.ScanView(snap, storage.TenantAll(scope, cf)) {
 			if err != nil {
 				return Stats{}, fmt.Errorf("export %s: scan %s: %w", scope, cf, err)
 			}

@@ -55,7 +55,10 @@ func (ix *index) reset() {
 
 // load reads the index from r: one scan of the tenant's vectors family,
 // whose rows come by node, model, then latest version first, so the first
-// row of each (node, model) is its head. Must hold mu for writing.
+// row of each (node, model) is its head. The rows are borrowed
+// (storage.ScanView): DecodeVector returns values and decodeValue decodes
+// into buf, which setHead copies into the matrix, so nothing of a row
+// outlives its iteration. Must hold mu for writing.
 func (ix *index) load(r storage.Reader) error {
 	ix.reset()
 	ix.mats = make(map[int]*matrix)
@@ -65,7 +68,7 @@ func (ix *index) load(r storage.Reader) error {
 		last uuid.UUID
 		seen bool
 	)
-	for kv, err := range r.Scan(storage.TenantAll(ix.key.scope, storage.Vectors)) {
+	for kv, err := range storage.ScanView(r, storage.TenantAll(ix.key.scope, storage.Vectors)) {
 		if err != nil {
 			return fmt.Errorf("load vectors: %w", err)
 		}
