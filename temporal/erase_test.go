@@ -134,7 +134,8 @@ func TestAddEdgeErasureFindsNothing(t *testing.T) {
 			}
 		}
 		var b storage.Batch
-		if _, err := AddEdgeErasure(env.Engine, &b, storage.TenantScope{}, idC); !errors.Is(err, storage.ErrNilScope) {
+		var zero storage.TenantScope
+		if _, err := AddEdgeErasure(env.Engine, &b, zero, idC); !errors.Is(err, storage.ErrNilScope) {
 			t.Errorf("the zero scope: %v, want ErrNilScope", err)
 		}
 	})
