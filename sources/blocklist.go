@@ -25,7 +25,7 @@ func (s *Store) blocklistKeyer() (*blocklist.Keyer, error) {
 
 // checkBlocklist returns ErrBlocklisted if r holds the blocklist row of
 // keyed digest d in tenant scope.
-func (s *Store) checkBlocklist(r storage.Reader, scope storage.TenantScope, d [blocklist.SecretLen]byte) error {
+func checkBlocklist(r storage.Reader, scope storage.TenantScope, d [blocklist.SecretLen]byte) error {
 	v, err := r.Get(storage.BlocklistKey(scope, d[:]))
 	switch {
 	case errors.Is(err, storage.ErrNotFound):

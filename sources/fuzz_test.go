@@ -148,3 +148,46 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+var fuzzRedaction = redaction{
+	length:   4,
+	original: fuzzBlob.Hash,
+	current:  hashOf([]byte("fz")),
+	ranges:   []Range{{1, 2}, {3, 4}},
+	ledger:   []uuid.UUID{{1}, {2}},
+}
+
+func FuzzDecodeRedaction(f *testing.F) {
+	deleted := fuzzRedaction
+	deleted.deleted, deleted.current, deleted.ranges = true, emptyHash, nil
+	f.Add(appendRedaction(nil, fuzzRedaction))
+	f.Add(appendRedaction(nil, deleted))
+	f.Add([]byte{valueFormat})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		rec, err := decodeRedaction(fuzzBlob.ID, v)
+		if refused(t, err) {
+			return
+		}
+		if rec.check(fuzzBlob.ID, boolByte(rec.deleted)) != nil {
+			t.Fatalf("accepted a record check refuses: %+v", rec)
+		}
+		if again := appendRedaction(nil, rec); !bytes.Equal(again, v) {
+			t.Fatalf("re-encoded %x, want %x", again, v)
+		}
+	})
+}
+
+func FuzzDecodeBlockRow(f *testing.F) {
+	f.Add(appendBlockRow(nil, blockRow{kind: blockRedact, entry: uuid.UUID{1}, when: 5}))
+	f.Add(appendBlockRow(nil, blockRow{kind: blockDelete, entry: uuid.UUID{2}, when: storage.MinTimestamp}))
+	f.Add([]byte{valueFormat, 3})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		row, err := decodeBlockRow(v)
+		if refused(t, err) {
+			return
+		}
+		if again := appendBlockRow(nil, row); !bytes.Equal(again, v) {
+			t.Fatalf("re-encoded %x, want %x", again, v)
+		}
+	})
+}

@@ -31,9 +31,9 @@ func text(n int, seed uint64) []byte {
 		b.WriteString(words[rng.IntN(len(words))])
 	}
 	out := b.Bytes()[:n]
-	// Cut at n may end inside a character: pad it with ASCII instead.
-	for len(out) > 0 && !isCanonical(out) {
-		out[len(out)-1] = 'x'
+	// Cut at n may end inside a character: overwrite its bytes with ASCII.
+	for i := len(out) - 1; i >= 0 && !isCanonical(out); i-- {
+		out[i] = 'x'
 	}
 	return out
 }

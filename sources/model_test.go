@@ -15,11 +15,63 @@ import (
 	"telha.dev/sources"
 )
 
-// model is the brute-force truth: every tenant's documents, and every
-// recorded (span, fact) pair, answered by looking at all of them.
+// model is the brute-force truth: every tenant's documents, the ranges
+// redacted from them and which were deleted, the texts redactions and
+// deletions took out, and every recorded (span, fact) pair, answered by
+// looking at all of them.
 type model struct {
-	docs  map[storage.TenantScope]map[uuid.UUID][]byte
-	pairs map[storage.TenantScope][]pair
+	docs     map[storage.TenantScope]map[uuid.UUID][]byte
+	redacted map[storage.TenantScope]map[uuid.UUID][]sources.Range
+	deleted  map[storage.TenantScope]map[uuid.UUID]bool
+	blocked  map[storage.TenantScope]map[string]bool
+	pairs    map[storage.TenantScope][]pair
+}
+
+// blobError is the error the model expects of an operation on blob id,
+// whose original text (nil if the tenant never held it) is doc: nil,
+// ErrNoBlob or ErrDeleted.
+func (m *model) blobError(scope storage.TenantScope, id uuid.UUID, doc []byte) error {
+	switch {
+	case doc == nil:
+		return sources.ErrNoBlob
+	case m.deleted[scope][id]:
+		return sources.ErrDeleted
+	}
+	return nil
+}
+
+// redactionError is the error the model expects of a redaction of ranges
+// from doc, of which old are redacted already: nil, or ErrBadRange.
+func redactionError(doc []byte, old, ranges []sources.Range) error {
+	if len(ranges) == 0 {
+		return sources.ErrBadRange
+	}
+	n := uint64(len(doc))
+	gone := func(e uint64) bool {
+		return slices.ContainsFunc(old, func(r sources.Range) bool { return r.Start <= e && e < r.End })
+	}
+	for _, r := range ranges {
+		if r.Start >= r.End || r.End > n {
+			return sources.ErrBadRange
+		}
+		for _, e := range []uint64{r.Start, r.End} {
+			if e < n && !gone(e) && doc[e]&0xc0 == 0x80 {
+				return sources.ErrBadRange
+			}
+		}
+	}
+	if len(without(doc, append(slices.Clone(old), ranges...)...)) == len(without(doc, old...)) {
+		return sources.ErrBadRange
+	}
+	return nil
+}
+
+// genRanges draws up to three ranges of a text of n bytes, good and bad.
+func genRanges(n int) *rapid.Generator[[]sources.Range] {
+	return rapid.SliceOfN(rapid.Custom(func(rt *rapid.T) sources.Range {
+		start := rapid.Uint64Range(0, uint64(n)+1).Draw(rt, "start")
+		return sources.Range{Start: start, End: rapid.Uint64Range(start, uint64(n)+1).Draw(rt, "end")}
+	}), 0, 3)
 }
 
 type pair struct {
@@ -93,20 +145,40 @@ func TestModel(t *testing.T) {
 				}
 				scopes = append(scopes, scope)
 			}
-			m := &model{docs: map[storage.TenantScope]map[uuid.UUID][]byte{}, pairs: map[storage.TenantScope][]pair{}}
+			m := &model{docs: map[storage.TenantScope]map[uuid.UUID][]byte{}, pairs: map[storage.TenantScope][]pair{},
+				redacted: map[storage.TenantScope]map[uuid.UUID][]sources.Range{}, deleted: map[storage.TenantScope]map[uuid.UUID]bool{},
+				blocked: map[storage.TenantScope]map[string]bool{}}
 			for _, scope := range scopes {
 				m.docs[scope] = map[uuid.UUID][]byte{}
+				m.redacted[scope] = map[uuid.UUID][]sources.Range{}
+				m.deleted[scope] = map[uuid.UUID]bool{}
+				m.blocked[scope] = map[string]bool{}
+			}
+			entries := 0
+			// apply commits plan p (the tests stand in for the lifecycle),
+			// and blocklists the text the blob held before it.
+			apply := func(rt *rapid.T, scope storage.TenantScope, p *sources.RedactionPlan, doc []byte) {
+				entries++
+				commit(rt, env.Engine, p, uuid.UUID{0x1e, 14: byte(entries >> 8), 15: byte(entries)})
+				m.blocked[scope][string(without(doc, m.redacted[scope][p.Blob()]...))] = true
 			}
 			genScope := rapid.SampledFrom(scopes)
+			genDoc := rapid.IntRange(0, len(docPool)-1) // an index: the logs of a failure stay short
 			// blobOf draws a blob id the tenant holds, or another one.
 			blobOf := func(rt *rapid.T, scope storage.TenantScope) (uuid.UUID, []byte) {
-				id := sources.BlobID(rapid.SampledFrom(docPool).Draw(rt, "doc"))
+				id := sources.BlobID(docPool[genDoc.Draw(rt, "doc")])
 				return id, m.docs[scope][id]
 			}
 			rt.Repeat(map[string]func(*rapid.T){
 				"ingest": func(rt *rapid.T) {
-					scope, doc := genScope.Draw(rt, "scope"), rapid.SampledFrom(docPool).Draw(rt, "doc")
+					scope, doc := genScope.Draw(rt, "scope"), docPool[genDoc.Draw(rt, "doc")]
 					b, created, err := s.IngestBytes(scope, doc)
+					if m.blocked[scope][string(doc)] {
+						if !errors.Is(err, sources.ErrBlocklisted) {
+							rt.Fatalf("ingest of a blocklisted text: %v", err)
+						}
+						return
+					}
 					_, had := m.docs[scope][b.ID]
 					if err != nil || created == had || b.Len != int64(len(doc)) {
 						rt.Fatalf("ingest %d bytes: %+v, created %v (held %v), %v", len(doc), b, created, had, err)
@@ -117,20 +189,55 @@ func TestModel(t *testing.T) {
 					scope := genScope.Draw(rt, "scope")
 					id, doc := blobOf(rt, scope)
 					r, err := s.Open(scope, id)
-					if doc == nil {
-						if !errors.Is(err, sources.ErrNoBlob) {
-							rt.Fatalf("open of a blob the tenant lacks: %v", err)
+					if want := m.blobError(scope, id, doc); want != nil || err != nil {
+						if !errors.Is(err, want) || want == nil {
+							rt.Fatalf("open: %v, want %v", err, want)
+						}
+						return
+					}
+					defer r.Close()
+					var got bytes.Buffer
+					want := without(doc, m.redacted[scope][id]...)
+					if _, err := got.ReadFrom(r); err != nil || !bytes.Equal(got.Bytes(), want) {
+						rt.Fatalf("read %d bytes, want %d: %v", got.Len(), len(want), err)
+					}
+				},
+				"redact": func(rt *rapid.T) {
+					scope := genScope.Draw(rt, "scope")
+					id, doc := blobOf(rt, scope)
+					ranges := genRanges(len(doc)).Draw(rt, "ranges")
+					p, err := s.PlanRedaction(scope, id, ranges)
+					want := m.blobError(scope, id, doc)
+					switch {
+					case len(ranges) == 0 || slices.ContainsFunc(ranges, func(r sources.Range) bool { return r.Start >= r.End }):
+						want = sources.ErrBadRange // the arguments are checked first
+					case want == nil:
+						want = redactionError(doc, m.redacted[scope][id], ranges)
+					}
+					if want != nil {
+						if !errors.Is(err, want) {
+							rt.Fatalf("redact %v of %d bytes: %v, want %v", ranges, len(doc), err, want)
 						}
 						return
 					}
 					if err != nil {
-						rt.Fatal(err)
+						rt.Fatalf("redact %v of %d bytes: %v", ranges, len(doc), err)
 					}
-					defer r.Close()
-					var got bytes.Buffer
-					if _, err := got.ReadFrom(r); err != nil || !bytes.Equal(got.Bytes(), doc) {
-						rt.Fatalf("read %d bytes, want %d: %v", got.Len(), len(doc), err)
+					apply(rt, scope, p, doc)
+					m.redacted[scope][id] = append(m.redacted[scope][id], ranges...)
+				},
+				"delete": func(rt *rapid.T) {
+					scope := genScope.Draw(rt, "scope")
+					id, doc := blobOf(rt, scope)
+					p, err := s.PlanDelete(scope, id)
+					if want := m.blobError(scope, id, doc); want != nil || err != nil {
+						if !errors.Is(err, want) || want == nil {
+							rt.Fatalf("delete: %v, want %v", err, want)
+						}
+						return
 					}
+					apply(rt, scope, p, doc)
+					m.deleted[scope][id] = true
 				},
 				"record": func(rt *rapid.T) {
 					scope := genScope.Draw(rt, "scope")
@@ -140,10 +247,10 @@ func TestModel(t *testing.T) {
 					facts := rapid.SliceOfN(rapid.SampledFrom(factPool), 1, 3).Draw(rt, "facts")
 					sp := sources.Span{Source: id, Start: start, End: end}
 					err := s.Record(scope, sp, facts...)
-					switch {
-					case doc == nil:
-						if !errors.Is(err, sources.ErrNoBlob) {
-							rt.Fatalf("record on a blob the tenant lacks: %v", err)
+					switch want := m.blobError(scope, id, doc); {
+					case want != nil:
+						if !errors.Is(err, want) {
+							rt.Fatalf("record on blob %s: %v, want %v", id, err, want)
 						}
 					case start >= end || end > uint64(len(doc)):
 						if !errors.Is(err, sources.ErrBadSpan) {

@@ -64,7 +64,7 @@ func (s *Store) PlanRedaction(scope storage.TenantScope, blob uuid.UUID, ranges 
 			return nil, fmt.Errorf("redact blob %s: range %s: %w", blob, r, ErrBadRange)
 		}
 	}
-	p, err := s.plan(scope, blob, mergeRanges(ranges))
+	p, err := s.plan(scope, blob, mergeRanges(ranges), rangeEnds(ranges))
 	if err != nil {
 		return nil, fmt.Errorf("redact blob %s: %w", blob, err)
 	}
@@ -75,7 +75,7 @@ func (s *Store) PlanRedaction(scope storage.TenantScope, blob uuid.UUID, ranges 
 // and the redaction record says deleted. ErrNoBlob if the tenant has no
 // such blob, ErrDeleted if it was deleted already.
 func (s *Store) PlanDelete(scope storage.TenantScope, blob uuid.UUID) (*RedactionPlan, error) {
-	p, err := s.plan(scope, blob, nil)
+	p, err := s.plan(scope, blob, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("delete blob %s: %w", blob, err)
 	}
@@ -83,10 +83,12 @@ func (s *Store) PlanDelete(scope storage.TenantScope, blob uuid.UUID) (*Redactio
 }
 
 // plan plans taking the merged ranges out of blob id, or deleting it if
-// ranges is nil. It reads the whole current text once: to check it against
-// its hash, to compute its keyed digest (what the blocklist takes) and the
-// hash of the text after, and to cut the chunks the ranges overlap.
-func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []Range) (*RedactionPlan, error) {
+// ranges is nil; ends are the ends of the ranges as asked for, sorted. It
+// reads the whole current text once: to check the ends against it, to
+// check it against its hash, to compute its keyed digest (what the
+// blocklist takes) and the hash of the text after, and to cut the chunks
+// the ranges overlap.
+func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []Range, ends []uint64) (*RedactionPlan, error) {
 	keyer, err := s.blocklistKeyer()
 	if err != nil {
 		return nil, err
@@ -112,7 +114,7 @@ func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []Range) (*
 			return nil, errNothingNew
 		}
 	}
-	ends := endsToCheck(ranges, b.Redacted, uint64(b.Len))
+	ends = endsToCheck(ends, b.Redacted, uint64(b.Len))
 	keyed, current, next := keyer.Hasher(), blake3.New(32, nil), blake3.New(32, nil)
 	for i := range b.Chunks() {
 		text := head
@@ -162,21 +164,26 @@ func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []Range) (*
 	return p, nil
 }
 
-// endsToCheck returns, sorted and distinct, the ends of the merged ranges
-// whose character boundary the text must show: those before the end of
-// the text whose byte no earlier redaction took (the first byte of an
-// earlier redaction is a boundary already; an end inside one is absorbed
-// by the merge).
-func endsToCheck(ranges, redacted []Range, length uint64) []uint64 {
-	var ends []uint64
+// rangeEnds returns the ends of ranges, sorted and distinct.
+func rangeEnds(ranges []Range) []uint64 {
+	ends := make([]uint64, 0, 2*len(ranges))
 	for _, r := range ranges {
-		for _, e := range [2]uint64{r.Start, r.End} {
-			if i := firstFrom(redacted, e); e < length && (i == len(redacted) || redacted[i].Start > e) {
-				ends = append(ends, e)
-			}
-		}
+		ends = append(ends, r.Start, r.End)
 	}
-	return ends
+	slices.Sort(ends)
+	return slices.Compact(ends)
+}
+
+// endsToCheck returns the sorted ends whose character boundary the text
+// must show: those before the end of the text whose byte no earlier
+// redaction took. The first byte of an earlier redaction is a boundary
+// already, and an end inside one cannot be checked (its bytes are gone)
+// but is absorbed by the merge: the stored ranges' ends stay boundaries.
+func endsToCheck(ends []uint64, redacted []Range, length uint64) []uint64 {
+	return slices.DeleteFunc(ends, func(e uint64) bool {
+		i := firstFrom(redacted, e)
+		return e >= length || i < len(redacted) && redacted[i].Start <= e
+	})
 }
 
 // overlapsAny reports whether one of the merged ranges rs shares a byte

@@ -77,7 +77,7 @@ func (s *Store) Ingest(scope storage.TenantScope, src io.ReadSeeker) (b Blob, cr
 		return Blob{}, false, fmt.Errorf("ingest: %w", err)
 	}
 	b = Blob{ID: idOfHash(sum), Len: n, ChunkSize: ChunkSize, Hash: sum, TextHash: sum}
-	if err := s.checkBlocklist(s.engine, scope, keyed.Sum()); err != nil {
+	if err := checkBlocklist(s.engine, scope, keyed.Sum()); err != nil {
 		return Blob{}, false, fmt.Errorf("ingest blob %s: %w", b.ID, err)
 	}
 	switch old, err := s.Stat(scope, b.ID); {

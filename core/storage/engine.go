@@ -8,6 +8,8 @@ import (
 // KV is one row yielded by a scan. Both slices are owned by the caller: the
 // engine copies them out of its own memory, so they stay valid after the
 // loop moves on. Decode Key with the Decode function of the range's family.
+// The rows of ScanView are the exception: they are lent, valid only until
+// the loop body returns.
 type KV struct {
 	Key   []byte
 	Value []byte

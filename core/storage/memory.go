@@ -55,7 +55,11 @@ type memMutation struct {
 	remove bool
 }
 
-var _ Engine = (*MemoryEngine)(nil)
+var (
+	_ Engine      = (*MemoryEngine)(nil)
+	_ ViewScanner = (*MemoryEngine)(nil)
+	_ ViewScanner = (*memSnapshot)(nil)
+)
 
 // NewMemoryEngine returns an empty engine.
 func NewMemoryEngine() *MemoryEngine { return &MemoryEngine{} }
@@ -75,7 +79,16 @@ func (e *MemoryEngine) Scan(r ScanRange) iter.Seq2[KV, error] {
 	if e == nil {
 		return failedScan(fmt.Errorf("memory engine: scan: %w", ErrNotOpen))
 	}
-	return scan(r, e)
+	return scan(r, e, false)
+}
+
+// ScanView is Scan with borrowed rows (see the ScanView function): each
+// row is copied into one buffer that the scan reuses.
+func (e *MemoryEngine) ScanView(r ScanRange) iter.Seq2[KV, error] {
+	if e == nil {
+		return failedScan(fmt.Errorf("memory engine: scan view: %w", ErrNotOpen))
+	}
+	return scan(r, e, true)
 }
 
 // rowSource is the engine or a snapshot: where Get and Scan find the
@@ -310,7 +323,14 @@ func (s *memSnapshot) Scan(r ScanRange) iter.Seq2[KV, error] {
 	if s == nil || s.engine == nil {
 		return failedScan(fmt.Errorf("memory snapshot: scan: %w", ErrNotOpen))
 	}
-	return scan(r, s)
+	return scan(r, s, false)
+}
+
+func (s *memSnapshot) ScanView(r ScanRange) iter.Seq2[KV, error] {
+	if s == nil || s.engine == nil {
+		return failedScan(fmt.Errorf("memory snapshot: scan view: %w", ErrNotOpen))
+	}
+	return scan(r, s, true)
 }
 
 func (s *memSnapshot) rows(cf ColumnFamily) ([]memRow, error) {
@@ -360,7 +380,14 @@ func get(k Key, src rowSource) ([]byte, error) {
 // slice once, when the loop starts, and releases every lock before it
 // yields: the loop body may write to the engine, and sees none of those
 // writes in this loop.
-func scan(r ScanRange, src rowSource) iter.Seq2[KV, error] {
+//
+// With lend (ScanView), each row is copied into one buffer that the scan
+// reuses rather than into new slices. The stored slices themselves are not
+// lent: every snapshot shares them, so a caller that wrote into a borrowed
+// row would change them; and a reused buffer makes a loop that keeps a
+// borrowed row see it overwritten here, in unit tests, as it would on
+// RocksDB.
+func scan(r ScanRange, src rowSource, lend bool) iter.Seq2[KV, error] {
 	return func(yield func(KV, error) bool) {
 		if !r.Valid() {
 			yield(KV{}, fmt.Errorf("memory engine: scan: %w", ErrInvalidRange))
@@ -372,12 +399,21 @@ func scan(r ScanRange, src rowSource) iter.Seq2[KV, error] {
 			return
 		}
 		lo, hi := bounds(rows, r)
+		var buf []byte // a lent scan's buffer
 		for _, row := range rows[lo:hi] {
 			if err := src.live(); err != nil {
 				yield(KV{}, fmt.Errorf("memory engine: scan %s: %w", r, err))
 				return
 			}
-			if !yield(KV{Key: bytes.Clone(row.key), Value: bytes.Clone(row.value)}, nil) {
+			var kv KV
+			if lend {
+				buf = append(append(buf[:0], row.key...), row.value...)
+				n := len(row.key)
+				kv = KV{Key: buf[:n:n], Value: buf[n:len(buf):len(buf)]}
+			} else {
+				kv = KV{Key: bytes.Clone(row.key), Value: bytes.Clone(row.value)}
+			}
+			if !yield(kv, nil) {
 				return
 			}
 		}

@@ -2,6 +2,7 @@ package rocksdb
 
 import (
 	"fmt"
+	"iter"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -147,11 +148,11 @@ func processCPU(b *testing.B) time.Duration {
 func BenchmarkScan(b *testing.B) {
 	bs := newBenchStore(b)
 	r := storage.NodeHistory(bs.scope, bs.node)
-	scanEngine := func(e storage.Engine) func(b *testing.B) {
+	scanWith := func(scan func(storage.ScanRange) iter.Seq2[storage.KV, error]) func(b *testing.B) {
 		return func(b *testing.B) {
 			loop(b, benchRows, func() {
 				n := 0
-				for _, err := range e.Scan(r) {
+				for _, err := range scan(r) {
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -163,7 +164,11 @@ func BenchmarkScan(b *testing.B) {
 			})
 		}
 	}
-	b.Run("impl=engine", scanEngine(bs.rocks))
+	view := func(rd storage.Reader) func(storage.ScanRange) iter.Seq2[storage.KV, error] {
+		return func(r storage.ScanRange) iter.Seq2[storage.KV, error] { return storage.ScanView(rd, r) }
+	}
+	b.Run("impl=engine", scanWith(bs.rocks.Scan))
+	b.Run("impl=view", scanWith(view(bs.rocks)))
 	b.Run("impl=raw", func(b *testing.B) {
 		loop(b, benchRows, func() { rawScan(b, bs.rocks, r, true) })
 	})
@@ -174,7 +179,8 @@ func BenchmarkScan(b *testing.B) {
 		buf := make([]byte, maxBatch)
 		loop(b, benchRows, func() { cursorScan(b, bs.rocks, r, buf) })
 	})
-	b.Run("impl=memory", scanEngine(bs.mem))
+	b.Run("impl=memory", scanWith(bs.mem.Scan))
+	b.Run("impl=memory-view", scanWith(view(bs.mem)))
 }
 
 // cursorScan is the floor under any scan that hands out copies of its rows

@@ -26,7 +26,8 @@
 //     copy of the bound, and frees the iterator before the options.
 //   - Iterator keys and values live in C memory that the next step frees:
 //     each row is copied into Go memory before it is yielded. The rows of
-//     one batch share a buffer, each capped to its own bytes.
+//     one batch share a buffer, each capped to its own bytes; the batches
+//     of a ScanView share one buffer that the scan reuses.
 //   - An iterator is destroyed exactly once, whether the loop ends by
 //     exhaustion, break, error, a panic in its body, or by Close of the
 //     engine or snapshot underneath it. Get results are always freed.

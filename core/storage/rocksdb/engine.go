@@ -47,7 +47,10 @@ type Engine struct {
 	snapshots map[*Snapshot]struct{}
 }
 
-var _ storage.Engine = (*Engine)(nil)
+var (
+	_ storage.Engine      = (*Engine)(nil)
+	_ storage.ViewScanner = (*Engine)(nil)
+)
 
 // newEngine wraps an open store. handles are in open order: "default", then
 // families.

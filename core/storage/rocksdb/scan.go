@@ -22,7 +22,25 @@ func (e *Engine) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] {
 	if e == nil {
 		return failedScan(fmt.Errorf("scan: %w", storage.ErrNotOpen))
 	}
-	return e.scan(nil, r)
+	return e.scan(nil, r, false)
+}
+
+// ScanView is Scan with borrowed rows (see storage.ScanView): the rows are
+// copied out of RocksDB's memory batch by batch, as Scan's are, but every
+// batch after a scan's first goes into one buffer of the largest batch
+// size, which the scan reuses. A long scan allocates that buffer once,
+// instead of a new buffer for each batch that the garbage collector then
+// reclaims.
+//
+// The buffer is the scan's own, never shared with another scan (a pool
+// would save one allocation per scan): a caller that keeps a borrowed row
+// against the contract sees it overwritten by later rows of its own range,
+// never by the rows of another scan, which may be another tenant's.
+func (e *Engine) ScanView(r storage.ScanRange) iter.Seq2[storage.KV, error] {
+	if e == nil {
+		return failedScan(fmt.Errorf("scan view: %w", storage.ErrNotOpen))
+	}
+	return e.scan(nil, r, true)
 }
 
 // failedScan is a scan that yields only err.
@@ -62,10 +80,30 @@ func (c *cursor) release() {
 	c.native = nil
 }
 
-// scan is Scan on behalf of snapshot s when not nil. The deferred
-// closeCursor runs whether the loop ends by exhaustion, break, error or a
-// panic in its body.
-func (e *Engine) scan(s *Snapshot, r storage.ScanRange) iter.Seq2[storage.KV, error] {
+// buffer returns the buffer of c's next fill. A scan whose rows the caller
+// owns (Scan) gets a new one every time, of the batch size; a lent scan
+// (ScanView) reuses buf, replacing it only after its first, small batch
+// and for a row that does not fit.
+func (c *cursor) buffer(buf []byte, lend bool) ([]byte, error) {
+	size := max(c.batch, c.need)
+	if lend && buf != nil {
+		size = max(maxBatch, c.need)
+		if len(buf) >= size {
+			return buf, nil
+		}
+	}
+	if size > math.MaxUint32 {
+		// The offsets of a batch are 32-bit; no row the engine writes
+		// comes near (storage.MaxValueLen).
+		return nil, fmt.Errorf("scan: %w: a row of %d bytes", storage.ErrCorrupt, size)
+	}
+	return make([]byte, size), nil
+}
+
+// scan is Scan, or ScanView when lend is set, on behalf of snapshot s when
+// not nil. The deferred closeCursor runs whether the loop ends by
+// exhaustion, break, error or a panic in its body.
+func (e *Engine) scan(s *Snapshot, r storage.ScanRange, lend bool) iter.Seq2[storage.KV, error] {
 	return func(yield func(storage.KV, error) bool) {
 		c, err := e.openCursor(s, &r)
 		if err != nil {
@@ -76,8 +114,10 @@ func (e *Engine) scan(s *Snapshot, r storage.ScanRange) iter.Seq2[storage.KV, er
 			return // no row in r
 		}
 		defer e.closeCursor(c)
+		var buf []byte
 		for {
-			buf, f, err := e.fill(c)
+			var f nativeFill
+			buf, f, err = e.fill(c, buf, lend)
 			if !e.yieldRows(s, buf, f.rows, yield) {
 				return
 			}
@@ -131,23 +171,20 @@ func (e *Engine) openCursor(s *Snapshot, r *storage.ScanRange) (*cursor, error) 
 	return c, nil
 }
 
-// fill copies the next rows of c into a new buffer, which the caller's rows
-// then own. It holds mu for reading, so that Close cannot free the cursor
-// under it. A cursor that Close freed returns storage.ErrClosed; the fill
-// that ends the range (f.done) frees the cursor itself.
-func (e *Engine) fill(c *cursor) (buf []byte, f nativeFill, err error) {
+// fill copies the next rows of c into the buffer that c.buffer returns for
+// buf and lend, and returns that buffer. It holds mu for reading, so that
+// Close cannot free the cursor under it. A cursor that Close freed returns
+// storage.ErrClosed; the fill that ends the range (f.done) frees the cursor
+// itself.
+func (e *Engine) fill(c *cursor, buf []byte, lend bool) (_ []byte, f nativeFill, err error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if c.native == nil {
 		return nil, f, storage.ErrClosed
 	}
-	size := max(c.batch, c.need)
-	if size > math.MaxUint32 {
-		// The offsets of a batch are 32-bit; no row the engine writes
-		// comes near (storage.MaxValueLen).
-		return nil, f, fmt.Errorf("scan: %w: a row of %d bytes", storage.ErrCorrupt, size)
+	if buf, err = c.buffer(buf, lend); err != nil {
+		return nil, f, err
 	}
-	buf = make([]byte, size)
 	f, err = fillNative(c.native, buf)
 	c.batch, c.need = min(2*c.batch, maxBatch), f.need
 	if f.done {

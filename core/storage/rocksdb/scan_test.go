@@ -39,10 +39,11 @@ func batchValue(v int) []byte {
 	return bytes.Repeat([]byte{byte(v)}, n)
 }
 
-// TestScanBatches scans rows of every size across many batches, on the
-// engine and on a snapshot, and checks each row whole, in order, capped to
-// its own bytes, and unchanged by appends to the rows around it.
-func TestScanBatches(t *testing.T) {
+// batchRows writes the versions of one node with batchValue on a new
+// engine, and returns the engine, the node, a snapshot of it closed when t
+// ends, and its rows in key order.
+func batchRows(t *testing.T) (*Engine, storage.TenantScope, uuid.UUID, storage.Snapshot, []storage.KV) {
+	t.Helper()
 	e := newTestEngine(t)
 	const versions = 700
 	s, id := putNode(t, e, versions, batchValue)
@@ -50,16 +51,25 @@ func TestScanBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer snap.Close()
-	// Rows written after the snapshot must not reach its scan.
-	if err := e.Put(nodeKey(s, id, versions), []byte("later")); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { _ = snap.Close() })
 	want := make([]storage.KV, versions)
 	for v := range want {
 		want[v] = storage.KV{Key: nodeKey(s, id, v).Bytes(), Value: batchValue(v)}
 	}
 	slices.SortFunc(want, func(a, b storage.KV) int { return bytes.Compare(a.Key, b.Key) })
+	return e, s, id, snap, want
+}
+
+// TestScanBatches scans rows of every size across many batches, on the
+// engine and on a snapshot, and checks each row whole, in order, capped to
+// its own bytes, and unchanged by appends to the rows around it.
+func TestScanBatches(t *testing.T) {
+	e, s, id, snap, want := batchRows(t)
+	versions := len(want)
+	// Rows written after the snapshot must not reach its scan.
+	if err := e.Put(nodeKey(s, id, versions), []byte("later")); err != nil {
+		t.Fatal(err)
+	}
 	for name, r := range map[string]storage.Reader{"engine": e, "snapshot": snap} {
 		rows := collect(t, r, storage.NodeHistory(s, id))
 		if name == "engine" {

@@ -26,7 +26,10 @@ type Snapshot struct {
 	closed atomic.Bool
 }
 
-var _ storage.Snapshot = (*Snapshot)(nil)
+var (
+	_ storage.Snapshot    = (*Snapshot)(nil)
+	_ storage.ViewScanner = (*Snapshot)(nil)
+)
 
 // Snapshot returns a view of the store as of now.
 func (e *Engine) Snapshot() (storage.Snapshot, error) {
@@ -57,7 +60,15 @@ func (s *Snapshot) Scan(r storage.ScanRange) iter.Seq2[storage.KV, error] {
 	if s == nil || s.e == nil {
 		return failedScan(fmt.Errorf("snapshot scan: %w", storage.ErrNotOpen))
 	}
-	return s.e.scan(s, r)
+	return s.e.scan(s, r, false)
+}
+
+// ScanView is Scan with borrowed rows, as Engine.ScanView.
+func (s *Snapshot) ScanView(r storage.ScanRange) iter.Seq2[storage.KV, error] {
+	if s == nil || s.e == nil {
+		return failedScan(fmt.Errorf("snapshot scan view: %w", storage.ErrNotOpen))
+	}
+	return s.e.scan(s, r, true)
 }
 
 // Close releases the snapshot, ending its scans in progress with

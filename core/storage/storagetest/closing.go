@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"errors"
+	"iter"
 	"sync"
 	"testing"
 
@@ -14,6 +15,12 @@ import (
 // ErrClosed, and that is its last. A scan made before Close and ranged
 // after it yields only ErrClosed.
 func testCloseDuringScan(t *testing.T, h Harness) {
+	closeDuringScan(t, "scan", func(t *testing.T) storage.Engine { return open(t, h) }, storage.Reader.Scan)
+}
+
+// closeDuringScan is testCloseDuringScan for the scans scan makes (Scan, or
+// storage.ScanView's lent scans) on the engines open returns.
+func closeDuringScan(t *testing.T, what string, open func(*testing.T) storage.Engine, scan func(storage.Reader, storage.ScanRange) iter.Seq2[storage.KV, error]) {
 	const rows, closeAt = 50, 3
 	type closer struct {
 		name string
@@ -21,13 +28,13 @@ func testCloseDuringScan(t *testing.T, h Harness) {
 		start func(t *testing.T, e storage.Engine) (storage.Reader, func() error)
 	}
 	closers := []closer{
-		{"engine scan, engine Close", func(_ *testing.T, e storage.Engine) (storage.Reader, func() error) { return e, e.Close }},
-		{"snapshot scan, snapshot Close", func(t *testing.T, e storage.Engine) (storage.Reader, func() error) {
+		{"engine " + what + ", engine Close", func(_ *testing.T, e storage.Engine) (storage.Reader, func() error) { return e, e.Close }},
+		{"snapshot " + what + ", snapshot Close", func(t *testing.T, e storage.Engine) (storage.Reader, func() error) {
 			s, err := e.Snapshot()
 			must(t, err)
 			return s, s.Close
 		}},
-		{"snapshot scan, engine Close", func(t *testing.T, e storage.Engine) (storage.Reader, func() error) {
+		{"snapshot " + what + ", engine Close", func(t *testing.T, e storage.Engine) (storage.Reader, func() error) {
 			s, err := e.Snapshot()
 			must(t, err)
 			return s, e.Close
@@ -35,7 +42,7 @@ func testCloseDuringScan(t *testing.T, h Harness) {
 	}
 	for _, c := range closers {
 		for _, fromBody := range []bool{true, false} {
-			e := open(t, h)
+			e := open(t)
 			r, _ := historyRows(t, e, 1, rows)
 			rd, closeIt := c.start(t, e)
 			what := c.name + " from another goroutine"
@@ -46,7 +53,7 @@ func testCloseDuringScan(t *testing.T, h Harness) {
 			var bodyErr error
 			closed := false
 			body := func() {
-				for _, err := range rd.Scan(r) {
+				for _, err := range scan(rd, r) {
 					switch {
 					case closed:
 						after = append(after, err)
@@ -82,18 +89,15 @@ func testCloseDuringScan(t *testing.T, h Harness) {
 	}
 
 	// A scan made before Close and ranged after it.
-	e := open(t, h)
+	e := open(t)
 	r, _ := historyRows(t, e, 1, rows)
 	snap, err := e.Snapshot()
 	must(t, err)
-	engineScan, snapScan := e.Scan(r), snap.Scan(r)
+	engineScan, snapScan := scan(e, r), scan(snap, r)
 	must(t, e.Close())
-	for name, scan := range map[string]func() ([]storage.KV, error){
-		"engine":   func() ([]storage.KV, error) { return scanSeq(engineScan) },
-		"snapshot": func() ([]storage.KV, error) { return scanSeq(snapScan) },
-	} {
-		if got, err := scan(); len(got) != 0 || !errors.Is(err, storage.ErrClosed) {
-			t.Errorf("%s scan made before Close, ranged after: %d rows, %v; want only ErrClosed", name, len(got), err)
+	for name, seq := range map[string]iter.Seq2[storage.KV, error]{"engine": engineScan, "snapshot": snapScan} {
+		if got, err := scanSeq(seq); len(got) != 0 || !errors.Is(err, storage.ErrClosed) {
+			t.Errorf("%s %s made before Close, ranged after: %d rows, %v; want only ErrClosed", name, what, len(got), err)
 		}
 	}
 }

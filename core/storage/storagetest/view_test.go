@@ -1,0 +1,5 @@
+package storagetest
+
+import "testing"
+
+func TestScanViews(t *testing.T) { EachEngine(t, ScanViews) }
