@@ -14,18 +14,23 @@ import (
 	"telha.dev/vector/bitmap"
 )
 
-// EraseEntity erases node id of scope physically: every version and its
-// two index rows, every adjacency row in both directions with its mirror
-// under the other endpoint, every version of each incident edge, every
-// vector row, the node's rows and row ids in the bitmap index, and every
-// span row naming the node or one of those edges, in both shapes (each
-// subsystem adds its rows: temporal.AddNodeErasure, vector.AddNodeErasure,
-// bitmap.Index.AddNodeErasure, sources.AddNodeErasure). The deletions and their ledger entry (one
+// EraseEntity erases entity id of scope physically: a node or an edge.
+// Of a node: every version and its two index rows, every adjacency row in
+// both directions with its mirror under the other endpoint, every version
+// of each incident edge, every vector row, the node's rows and row ids in
+// the bitmap index, and every span row naming the node or one of those
+// edges. Of an edge: every version and its two index rows, its adjacency
+// row under each endpoint, and every span row naming it; the endpoints
+// and their other edges stay. Span rows go in both shapes. Each subsystem
+// adds its rows (temporal.AddNodeErasure and temporal.AddEdgeErasure,
+// vector.AddNodeErasure, bitmap.Index.AddNodeErasure,
+// sources.AddNodeErasure). The deletions and their ledger entry (one
 // point range per row, a range for the vectors) are one durable batch;
 // then the rows are compacted, caches dropped and every range verified
-// empty, as for a tenant. Tombstones (temporal.Store.DeleteNode) remain
-// the ordinary delete; this is the erasure. An id with no row in the
-// tenant is ErrNotFound; an interrupted erasure is finished by Resume.
+// empty, as for a tenant. Tombstones (temporal.Store.DeleteNode and
+// DeleteEdge) remain the ordinary delete; this is the erasure. An id with
+// no row in the tenant is ErrNotFound; an interrupted erasure is finished
+// by Resume.
 func EraseEntity(e storage.Engine, scope storage.TenantScope, id uuid.UUID, opts EraseOptions) (Erasure, error) {
 	switch {
 	case scope.IsZero():
@@ -61,10 +66,15 @@ func EraseEntity(e storage.Engine, scope storage.TenantScope, id uuid.UUID, opts
 	return finish(e, en, opts)
 }
 
-// addEntityErasure adds to b what every subsystem keeps of node id.
+// addEntityErasure adds to b what every subsystem keeps of entity id, as
+// a node and as an edge: each adds nothing for an id it does not hold, and
+// an id that names both a node and an edge is erased as both.
 func addEntityErasure(e storage.Engine, b *storage.Batch, scope storage.TenantScope, id uuid.UUID) error {
 	node, err := temporal.AddNodeErasure(e, b, scope, id)
 	if err != nil {
+		return fmt.Errorf("erase entity %s: %w", id, err)
+	}
+	if _, err := temporal.AddEdgeErasure(e, b, scope, id); err != nil {
 		return fmt.Errorf("erase entity %s: %w", id, err)
 	}
 	if _, err := vector.AddNodeErasure(e, b, scope, id); err != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -236,4 +237,174 @@ func TestEraseEntityMarkerAndRestore(t *testing.T) {
 	g.index = bitmap.New(r, bitmap.Options{})
 	g.store = temporal.Open(r, temporal.Options{Indexers: []temporal.Indexer{g.index}})
 	checkEntityGone(t, r, g)
+}
+
+// rowsNotNaming returns the rows of a dump that do not name id, outside
+// the spans family (whose rows under a document are rewritten, not
+// deleted, when one of their facts is erased).
+func rowsNotNaming(d []byte, id uuid.UUID) []string {
+	name := fmt.Sprintf("%x", id[:])
+	var out []string
+	for _, line := range strings.Split(strings.TrimSuffix(string(d), "\n"), "\n") {
+		if !strings.Contains(line, name) && !strings.HasPrefix(line, storage.Spans.String()+" ") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// checkEdgeGone checks that no row of g's tenant names edge bc in any
+// family (its versions, both index rows, both adjacency rows, its span
+// rows in both shapes), that every other row outside the spans family is
+// as it was (before is the tenant's dump before the erasure), and that the
+// document's provenance lost bc alone.
+func checkEdgeGone(t *testing.T, e storage.Engine, g *graph, before []byte) {
+	t.Helper()
+	for _, cf := range storage.Families() {
+		for kv, err := range e.Scan(storage.TenantAll(g.scope, cf)) {
+			mustDo(t, err)
+			if bytes.Contains(kv.Key, g.bc[:]) || bytes.Contains(kv.Value, g.bc[:]) {
+				s, _ := storage.DescribeKey(cf, kv.Key)
+				t.Errorf("a row still names the erased edge: %s", s)
+			}
+		}
+	}
+	if got, want := rowsNotNaming(dump(t, e, g.scope), g.bc), rowsNotNaming(before, g.bc); !slices.Equal(got, want) {
+		t.Errorf("the edge erasure changed other rows:\n got %q\nwant %q", got, want)
+	}
+	all := graphSpans(g)
+	last := all[5]
+	last.Facts = slices.DeleteFunc(slices.Clone(last.Facts), func(f sources.Fact) bool { return f.ID == g.bc })
+	want := append(all[:5:5], last)
+	got, err := sources.Open(e, sources.Options{}).Facts(g.scope, g.doc, 0, math.MaxUint64)
+	mustDo(t, err)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("provenance of the document after the edge erasure:\n got %v\nwant %v", got, want)
+	}
+	if ids := g.people(t, e); len(ids) != 3 {
+		t.Errorf("bitmap query finds %v, want a, b and c", ids)
+	}
+}
+
+// TestEraseEntityEdge erases an edge on its own, in one of three tenants
+// that hold the same ids: the edge's rows go in every family, its
+// endpoints and their other edges stay, the other tenants are
+// byte-identical; then erasing one of its endpoints still works, and the
+// edge again is ErrNotFound.
+func TestEraseEntityEdge(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
+		scopes := storagetest.TenantScopes(t, 3)
+		g := newGraph(t, e, scopes[0], "edge-marker")
+		var others [][]byte
+		for i, scope := range scopes[1:] {
+			o := newGraph(t, e, scope, "other")
+			var b storage.Batch // the other tenants hold an edge of the same id and its provenance
+			b.Put(storage.EdgeVersionKey(scope, g.bc, 1, 1), []byte("the same id"))
+			mustDo(t, e.Write(&b))
+			mustDo(t, sources.Open(e, sources.Options{}).Record(scope, sources.Span{Source: o.doc, Start: 0, End: uint64(i + 3)},
+				sources.Fact{Kind: storage.IndexEdge, ID: g.bc, TxStart: 1}))
+			others = append(others, dump(t, e, scope))
+		}
+		before := dump(t, e, g.scope)
+		er, err := EraseEntity(e, g.scope, g.bc, EraseOptions{})
+		mustDo(t, err)
+		if er.Entry.Kind != ledger.KindEntity || er.Entry.Entity != g.bc || er.Entry.Verified.IsZero() {
+			t.Errorf("ledger entry %+v", er.Entry)
+		}
+		if rows, _ := er.Entry.Rows(); rows == 0 {
+			t.Error("the ledger entry records no row")
+		}
+		checkEdgeGone(t, e, g, before)
+		asOf := temporal.AsOf{Valid: 5, Tx: temporal.Forever - 1}
+		for _, c := range []struct {
+			node uuid.UUID
+			dir  temporal.Direction
+			want uuid.UUID // the one edge left; uuid.Nil for none
+		}{{g.b, temporal.Out, uuid.Nil}, {g.b, temporal.In, g.ab}, {g.c, temporal.In, uuid.Nil}, {g.c, temporal.Out, g.ca}} {
+			adj, err := g.store.Adjacent(g.scope, c.node, c.dir, nil, asOf)
+			mustDo(t, err)
+			if (c.want == uuid.Nil && len(adj) != 0) || (c.want != uuid.Nil && (len(adj) != 1 || adj[0].Edge != c.want)) {
+				t.Errorf("%s edges of %s: %v, want %s", c.dir, c.node, adj, c.want)
+			}
+		}
+		for i, scope := range scopes[1:] {
+			if !bytes.Equal(dump(t, e, scope), others[i]) {
+				t.Errorf("tenant %d changed", i+1)
+			}
+		}
+		if _, err := EraseEntity(e, g.scope, g.bc, EraseOptions{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("erasing the edge again: %v, want ErrNotFound", err)
+		}
+		// Its endpoint next: the node goes with its remaining edges.
+		_, err = EraseEntity(e, g.scope, g.b, EraseOptions{})
+		mustDo(t, err)
+		for _, rg := range []storage.ScanRange{storage.NodeHistory(g.scope, g.b), storage.EdgeHistory(g.scope, g.ab),
+			storage.AdjacencyInRange(g.scope, g.b), storage.AdjacencyOutRange(g.scope, g.a)} {
+			if c, err := countRanges(e, []storage.ScanRange{rg}); err != nil || c.Rows != 0 {
+				t.Errorf("%s: %d rows remain after erasing b (%v)", rg.Family(), c.Rows, err)
+			}
+		}
+		for _, id := range []uuid.UUID{g.a, g.c} {
+			if c, _ := countRanges(e, []storage.ScanRange{storage.NodeHistory(g.scope, id)}); c.Rows == 0 {
+				t.Errorf("node %s lost its versions", id)
+			}
+		}
+		for i, scope := range scopes[1:] {
+			if !bytes.Equal(dump(t, e, scope), others[i]) {
+				t.Errorf("tenant %d changed", i+1)
+			}
+		}
+	})
+}
+
+// entityChildEnv carries "store dir|step|tenant|organization|entity" to
+// the child process of TestEraseEdgeSurvivesKill.
+const entityChildEnv = "TELHA_LIFECYCLE_ENTITY_CHILD"
+
+// TestEraseEntityCrashChild is the child's body: it erases the entity and
+// kills itself with SIGKILL right after the step it is given. It runs
+// only when re-executed by TestEraseEdgeSurvivesKill.
+func TestEraseEntityCrashChild(t *testing.T) {
+	e, step, scope, rest := crashChild(t, entityChildEnv)
+	_, err := EraseEntity(e, scope, uuid.MustParse(rest[0]), EraseOptions{})
+	t.Fatalf("the erasure returned (%v) instead of being killed after %s", err, step)
+}
+
+// TestEraseEdgeSurvivesKill erases an edge on RocksDB in a child process
+// killed with SIGKILL right after each step, then opens the store, runs
+// Resume, and checks that the erasure completed: the edge's rows gone, the
+// rest as it was, the entry verified, the edge's note in no file.
+func TestEraseEdgeSurvivesKill(t *testing.T) {
+	const note = "about b and c" // the edge bc's property alone holds it
+	for _, step := range []EraseStep{StepDelete, StepCompact, StepForget, StepVerify, StepMarkVerified} {
+		t.Run(step.String(), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "store")
+			e := storagetest.OpenRocksDB(t, dir)
+			g := newGraph(t, e, storagetest.TenantScope(t), "graph")
+			before := dump(t, e, g.scope)
+			mustDo(t, g.vectors.Close())
+			mustDo(t, e.Close())
+			if len(grepDir(t, dir, note)) == 0 {
+				t.Fatal("the note is in no file before the erasure: the test proves nothing")
+			}
+
+			runCrashChild(t, "TestEraseEntityCrashChild", entityChildEnv, dir, step, g.scope, g.bc.String())
+
+			e = storagetest.OpenRocksDB(t, dir)
+			done, err := Resume(e, EraseOptions{})
+			mustDo(t, err)
+			entries, err := LedgerEntries(e)
+			mustDo(t, err)
+			if len(entries) != 1 || entries[0].Entity != g.bc || entries[0].Verified.IsZero() {
+				t.Errorf("ledger %+v (resumed %d)", entries, len(done))
+			}
+			g.index = bitmap.New(e, bitmap.Options{})
+			g.store = temporal.Open(e, temporal.Options{Indexers: []temporal.Indexer{g.index}})
+			checkEdgeGone(t, e, g, before)
+			if hits := grepDir(t, dir, note); len(hits) > 0 {
+				t.Errorf("after the resumed erasure, the note is in %v", hits)
+			}
+		})
+	}
 }

@@ -35,11 +35,11 @@ import (
 
 // RedactOptions tune a redaction or a deletion.
 type RedactOptions struct {
-	// EraseFacts erases, through EraseEntity, every node whose spans in
+	// EraseFacts erases, through EraseEntity, every fact whose spans in
 	// the blob overlap the redacted ranges (any span of the blob, for a
-	// deletion), with its incident edges and their provenance. An edge
-	// asserted from such a span is reported (Redacted.Edges), not
-	// erased: entity erasure erases nodes.
+	// deletion): each node, with its incident edges and their provenance,
+	// then each edge that no such node took with it, alone (its endpoints
+	// and their other edges stay).
 	EraseFacts bool
 	// Progress, if set, receives one line per step.
 	Progress func(format string, args ...any)
@@ -60,9 +60,11 @@ type Redacted struct {
 	// Erased are the entity erasures of the overlapping nodes, with
 	// RedactOptions.EraseFacts.
 	Erased []Erasure
-	// Edges are the overlapping edge facts, with RedactOptions.EraseFacts:
-	// not erased, unless an erased node was one of their endpoints.
-	Edges []sources.Fact
+	// Edges are the entity erasures of the overlapping edges, with
+	// RedactOptions.EraseFacts: each edge that no erasure in Erased took
+	// with one of its endpoints (an edge erased with a node is not erased
+	// twice).
+	Edges []Erasure
 }
 
 // Redact takes the ranges (in the blob's original byte coordinates) out
@@ -195,54 +197,53 @@ func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Reda
 }
 
 // eraseOverlapping erases every node whose spans in the entry's blob
-// overlap its ranges, and returns the erasures and the overlapping edge
-// facts that remain once they are erased (an edge goes with either of
-// its endpoints). A node erased by an earlier, interrupted run no longer
-// has spans, so running it again erases only what is left.
-func eraseOverlapping(e storage.Engine, s *sources.Store, en ledger.Entry, opts EraseOptions) ([]Erasure, []sources.Fact, error) {
-	nodes, _, err := overlappingFacts(s, en)
-	if err != nil {
-		return nil, nil, err
-	}
-	var erased []Erasure
-	for _, id := range nodes {
-		er, err := EraseEntity(e, en.Scope, id, opts)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			continue
-		case err != nil:
-			return erased, nil, err
-		}
-		erased = append(erased, er)
-	}
-	_, edges, err := overlappingFacts(s, en)
-	return erased, edges, err
-}
-
-// overlappingFacts returns the distinct node ids and the edge facts
-// asserted from spans of the entry's blob that overlap its ranges.
-func overlappingFacts(s *sources.Store, en ledger.Entry) (nodes []uuid.UUID, edges []sources.Fact, err error) {
-	seen := make(map[uuid.UUID]bool)
-	for _, r := range redactedRanges(en) {
-		ps, err := s.Facts(en.Scope, en.Entity, r.Start, r.End)
+// overlap its ranges, then every overlapping edge that is left (an edge
+// goes with either of its endpoints, and its spans with it), and returns
+// the erasures of both. A fact erased by an earlier, interrupted run no
+// longer has spans, so running it again erases only what is left.
+func eraseOverlapping(e storage.Engine, s *sources.Store, en ledger.Entry, opts EraseOptions) (nodes, edges []Erasure, err error) {
+	for _, kind := range []storage.IndexKind{storage.IndexNode, storage.IndexEdge} {
+		ids, err := overlappingFacts(s, en, kind)
 		if err != nil {
-			return nil, nil, err
+			return nodes, edges, err
 		}
-		for _, p := range ps {
-			for _, f := range p.Facts {
-				switch {
-				case f.Kind == storage.IndexEdge:
-					if !slices.Contains(edges, f) {
-						edges = append(edges, f)
-					}
-				case !seen[f.ID]:
-					seen[f.ID] = true
-					nodes = append(nodes, f.ID)
-				}
+		for _, id := range ids {
+			er, err := EraseEntity(e, en.Scope, id, opts)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				continue
+			case err != nil:
+				return nodes, edges, err
+			case kind == storage.IndexNode:
+				nodes = append(nodes, er)
+			default:
+				edges = append(edges, er)
 			}
 		}
 	}
 	return nodes, edges, nil
+}
+
+// overlappingFacts returns the distinct ids of the facts of kind asserted
+// from spans of the entry's blob that overlap its ranges.
+func overlappingFacts(s *sources.Store, en ledger.Entry, kind storage.IndexKind) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	seen := make(map[uuid.UUID]bool)
+	for _, r := range redactedRanges(en) {
+		ps, err := s.Facts(en.Scope, en.Entity, r.Start, r.End)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			for _, f := range p.Facts {
+				if f.Kind == kind && !seen[f.ID] {
+					seen[f.ID] = true
+					ids = append(ids, f.ID)
+				}
+			}
+		}
+	}
+	return ids, nil
 }
 
 // checkRedacted checks what the entry says of its blob: deleted, or its

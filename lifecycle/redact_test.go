@@ -215,8 +215,9 @@ func TestDeleteSource(t *testing.T) {
 
 // TestRedactEraseFacts redacts "Carol" from a graph's document with
 // EraseFacts: the node asserted from it is erased with its edges and
-// provenance, an edge of other nodes asserted from it is reported, and the
-// other nodes stay.
+// provenance (one of them, c->a, overlaps too: it is not erased twice),
+// and an edge of two other nodes asserted from it, a->b, is erased alone:
+// a and b stay, with their versions and vectors.
 func TestRedactEraseFacts(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		e := env.Engine
@@ -230,20 +231,29 @@ func TestRedactEraseFacts(t *testing.T) {
 		if len(red.Erased) != 1 || red.Erased[0].Entry.Entity != g.c {
 			t.Errorf("erased %v, want c alone", red.Erased)
 		}
-		if len(red.Edges) != 1 || red.Edges[0] != other {
-			t.Errorf("edges reported %v, want %v", red.Edges, other)
+		if len(red.Edges) != 1 || red.Edges[0].Entry.Entity != g.ab || red.Edges[0].Entry.Kind != ledger.KindEntity || red.Edges[0].Entry.Verified.IsZero() {
+			t.Errorf("edges erased %v, want a->b alone", red.Edges)
 		}
-		for _, id := range []uuid.UUID{g.c, g.ca, g.bc} {
+		for _, id := range []uuid.UUID{g.c, g.ca, g.bc, g.ab} {
 			if p, err := s.Passages(g.scope, id); err != nil || len(p) != 0 {
 				t.Errorf("passages of %s: %v, %v", id, p, err)
 			}
 		}
-		if c, err := countRanges(e, []storage.ScanRange{storage.NodeHistory(g.scope, g.c)}); err != nil || c.Rows != 0 {
-			t.Errorf("c keeps %d versions (%v)", c.Rows, err)
+		for _, rg := range []storage.ScanRange{storage.NodeHistory(g.scope, g.c), storage.EdgeHistory(g.scope, g.ab),
+			storage.AdjacencyOutRange(g.scope, g.a), storage.AdjacencyInRange(g.scope, g.b)} {
+			if c, err := countRanges(e, []storage.ScanRange{rg}); err != nil || c.Rows != 0 {
+				t.Errorf("%s keeps %d rows (%v)", rg.Family(), c.Rows, err)
+			}
+		}
+		for _, rg := range []storage.ScanRange{storage.NodeHistory(g.scope, g.a), storage.NodeHistory(g.scope, g.b),
+			storage.NodeVectors(g.scope, g.a), storage.NodeVectors(g.scope, g.b)} {
+			if c, err := countRanges(e, []storage.ScanRange{rg}); err != nil || c.Rows == 0 {
+				t.Errorf("%s lost its rows (%v)", rg.Family(), err)
+			}
 		}
 		for _, id := range []uuid.UUID{g.a, g.b} {
-			if c, err := countRanges(e, []storage.ScanRange{storage.NodeHistory(g.scope, id)}); err != nil || c.Rows == 0 {
-				t.Errorf("%s lost its versions (%v)", id, err)
+			if p, err := s.Passages(g.scope, id); err != nil || len(p) == 0 {
+				t.Errorf("passages of %s: %v, %v", id, p, err)
 			}
 		}
 	})
@@ -389,8 +399,8 @@ func TestRedactCrashChild(t *testing.T) {
 // TestRedactSurvivesKill redacts with EraseFacts in a child process killed
 // with SIGKILL right after each step, then opens the store, runs Resume,
 // and checks that the redaction completed: the text redacted, the
-// original refused, the overlapping nodes erased, the entry verified, the
-// marker in no file.
+// original refused, the overlapping nodes and edge erased, the entry
+// verified, the marker in no file.
 func TestRedactSurvivesKill(t *testing.T) {
 	for _, step := range []EraseStep{StepDelete, StepCompact, StepEraseFacts, StepVerify, StepMarkVerified} {
 		t.Run(step.String(), func(t *testing.T) {
@@ -400,7 +410,7 @@ func TestRedactSurvivesKill(t *testing.T) {
 			s := sources.Open(e, sources.Options{})
 			blob, _, err := s.IngestBytes(scope, []byte(redactDoc))
 			mustDo(t, err)
-			inside, _, _ := docFacts(t, s, scope, blob.ID)
+			inside, _, edge := docFacts(t, s, scope, blob.ID)
 			mustDo(t, e.Close())
 
 			runCrashChild(t, "TestRedactCrashChild", redactChildEnv, dir, step, scope, blob.ID.String())
@@ -415,9 +425,9 @@ func TestRedactSurvivesKill(t *testing.T) {
 			if _, _, err := s.IngestBytes(scope, []byte(redactDoc)); !errors.Is(err, sources.ErrBlocklisted) {
 				t.Errorf("the original after the resumed redaction: %v, want ErrBlocklisted", err)
 			}
-			for _, f := range inside.Facts {
+			for _, f := range append(inside.Facts, edge.Facts...) {
 				if p, err := s.Passages(scope, f.ID); err != nil || len(p) != 0 {
-					t.Errorf("the overlapping node %s keeps passages %v (%v)", f.ID, p, err)
+					t.Errorf("the overlapping fact %s keeps passages %v (%v)", f.ID, p, err)
 				}
 			}
 			entries, err := LedgerEntries(e)

@@ -47,7 +47,7 @@ func sourceCommand(args []string, stdout, stderr io.Writer) error {
 	idArg := flags.String("id", "", "the blob id (get, facts, redact, delete)")
 	var ranges rangeFlags
 	flags.Var(&ranges, "range", "redact: the bytes START:END of the original text (repeatable)")
-	eraseFacts := flags.Bool("erase-facts", false, "redact, delete: also erase every node asserted from the bytes taken out (telha entity erase)")
+	eraseFacts := flags.Bool("erase-facts", false, "redact, delete: also erase every node and edge asserted from the bytes taken out (telha entity erase)")
 	switch sub {
 	case "put", "get", "facts", "redact", "delete":
 	case "-h", "-help", "--help", "help":

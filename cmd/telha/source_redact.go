@@ -71,14 +71,16 @@ func sourceRedact(sub string, e storage.Engine, scope storage.TenantScope, id uu
 	case len(red.Overlapping) == 0:
 		w.printf("no facts were asserted from the bytes taken out\n")
 	case !eraseFacts:
-		w.printf("these facts were asserted from the bytes taken out; -erase-facts (or telha entity erase) erases their nodes\n")
+		w.printf("these facts were asserted from the bytes taken out; -erase-facts (or telha entity erase) erases them\n")
 	}
-	for _, er := range red.Erased {
-		rows, n := er.Entry.Rows()
-		w.printf("erased node %s: %d rows, %d bytes; ledger entry %s\n", er.Entry.Entity, rows, n, er.Entry.ID)
-	}
-	for _, f := range red.Edges {
-		w.printf("not erased: %s (entity erasure erases nodes; erase one of its endpoints)\n", f)
+	for _, erased := range []struct {
+		kind string
+		ers  []lifecycle.Erasure
+	}{{"node", red.Erased}, {"edge", red.Edges}} {
+		for _, er := range erased.ers {
+			rows, n := er.Entry.Rows()
+			w.printf("erased %s %s: %d rows, %d bytes; ledger entry %s\n", erased.kind, er.Entry.Entity, rows, n, er.Entry.ID)
+		}
 	}
 	return w.err
 }

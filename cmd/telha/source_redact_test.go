@@ -21,7 +21,8 @@ const redactCLIMarker = "CLI-REDACT-marker-4d17"
 // RocksDB: the command prints the fact asserted from it, the marker is in
 // no file of the store afterwards, the text reads without it, and `telha
 // source put` of the original file exits 2. Then `telha source delete
-// -erase-facts` deletes the blob and erases the node asserted from it.
+// -erase-facts` deletes the blob and erases the node and the edge
+// asserted from it.
 func TestSourceRedactCommand(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "store")
@@ -38,11 +39,12 @@ func TestSourceRedactCommand(t *testing.T) {
 	mustWrite(t, otherDoc, "the other tenant's minutes\n")
 	otherID := strings.TrimSpace(mustTelha(t, "source", "put", "-data", data, "-scope", other, otherDoc))
 
-	// A node asserted from the marker.
-	node := uuid.New()
+	// A node and an edge asserted from the marker.
+	node, edge := uuid.New(), uuid.New()
 	e := storagetest.OpenRocksDB(t, data)
 	span := sources.Span{Source: uuid.MustParse(id), Start: uint64(start), End: uint64(end)}
-	if err := sources.Open(e, sources.Options{}).Record(scopes[0], span, sources.Fact{Kind: storage.IndexNode, ID: node, TxStart: 1}); err != nil {
+	if err := sources.Open(e, sources.Options{}).Record(scopes[0], span,
+		sources.Fact{Kind: storage.IndexNode, ID: node, TxStart: 1}, sources.Fact{Kind: storage.IndexEdge, ID: edge, TxStart: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -108,7 +110,8 @@ func TestSourceRedactCommand(t *testing.T) {
 	}
 
 	out = mustTelha(t, "source", "delete", "-data", data, "-scope", scope, "-id", id, "-erase-facts")
-	if !strings.Contains(out, "deleted blob "+id) || !strings.Contains(out, "erased node "+node.String()) {
+	if !strings.Contains(out, "deleted blob "+id) || !strings.Contains(out, "erased node "+node.String()) ||
+		!strings.Contains(out, "erased edge "+edge.String()) {
 		t.Errorf("delete printed %q", out)
 	}
 	for _, tt := range []struct {
