@@ -11,9 +11,11 @@ import (
 	"telha.dev/core/storage"
 )
 
-// AddNodeErasure adds to b the deletion of every span row of node id in
-// scope, and of the edges erased with it (temporal.NodeErasure.Edges: a
-// span may have produced edge versions too), in both shapes: each row of
+// AddNodeErasure adds to b the deletion of every span row of fact id in
+// scope (a node, or an edge erased on its own: span rows are keyed by fact
+// id whatever its kind), and of the edges erased with it
+// (temporal.NodeErasure.Edges: a span may have produced edge versions
+// too), in both shapes: each row of
 // the fact shape (storage.FactSpans) and, for each span those rows name,
 // the span's row under its source (storage.SpanKey), rewritten without
 // the erased facts, or deleted when no fact is left. It returns the number
