@@ -140,8 +140,13 @@ func redactedRanges(en ledger.Entry) []sources.Range {
 	if en.Redaction.Deleted {
 		return []sources.Range{{Start: 0, End: math.MaxUint64}}
 	}
-	out := make([]sources.Range, len(en.Redaction.Ranges))
-	for i, r := range en.Redaction.Ranges {
+	return sourceRanges(en.Redaction.Ranges)
+}
+
+// sourceRanges returns the ledger's ranges as the sources package's.
+func sourceRanges(rs []ledger.Range) []sources.Range {
+	out := make([]sources.Range, len(rs))
+	for i, r := range rs {
 		out[i] = sources.Range{Start: r.Start, End: r.End}
 	}
 	return out

@@ -175,11 +175,7 @@ func replayRedaction(e storage.Engine, en ledger.Entry) error {
 	}
 	var b storage.Batch
 	rd := en.Redaction
-	ranges := make([]sources.Range, len(rd.Ranges))
-	for i, r := range rd.Ranges {
-		ranges[i] = sources.Range{Start: r.Start, End: r.End}
-	}
-	if err := sources.Open(e, sources.Options{}).AddReplay(&b, en.Scope, en.Entity, ranges, rd.Deleted, rd.KeyedDigest, en.ID); err != nil {
+	if err := sources.Open(e, sources.Options{}).AddReplay(&b, en.Scope, en.Entity, sourceRanges(rd.Ranges), rd.Deleted, rd.KeyedDigest, en.ID); err != nil {
 		return fmt.Errorf("replay redaction %s: %w", en.ID, err)
 	}
 	return ledger.Commit(e, &b, en)

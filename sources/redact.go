@@ -16,8 +16,10 @@ import (
 )
 
 // RedactionPlan is a redaction or a deletion of one blob, computed from
-// one snapshot: the rows it writes and deletes (AddTo), the passages it
-// must report (Overlapping) and the key ranges to compact (Touched).
+// one snapshot: the rows it writes and deletes (AddTo) and the passages
+// it must report (Overlapping). The rows it changes are all of the blob's
+// rows of the sources family, storage.SourceRows: the range the caller
+// compacts so that the removed bytes leave every file of the store.
 //
 // This package writes nothing itself: the caller (the tenant lifecycle)
 // adds the plan to the batch that also records the erasure-ledger entry,
@@ -214,13 +216,6 @@ func (p *RedactionPlan) KeyedDigest() [32]byte { return p.digest }
 // must report, and may erase.
 func (p *RedactionPlan) Overlapping() []Provenance { return slices.Clone(p.overlapping) }
 
-// Touched returns the key ranges whose files must be compacted so that
-// the removed bytes leave every file of the store: the blob's rows of the
-// sources family.
-func (p *RedactionPlan) Touched() []storage.ScanRange {
-	return []storage.ScanRange{storage.SourceRows(p.scope, p.blob.ID)}
-}
-
 // AddTo adds to b every row the operation writes or deletes: the chunks
 // it rewrites (or, for a deletion, deletes), the redaction record with
 // ledgerEntry appended to its ledger entries, and the blocklist row of
@@ -240,9 +235,7 @@ func (p *RedactionPlan) AddTo(b *storage.Batch, ledgerEntry uuid.UUID) error {
 	}
 	rec := p.record
 	rec.ledger = append(slices.Clone(rec.ledger), ledgerEntry)
-	kind := blockRedact
 	if rec.deleted {
-		kind = blockDelete
 		for i := range p.blob.Chunks() {
 			b.Delete(storage.SourceChunkKey(p.scope, p.blob.ID, i))
 		}
@@ -255,7 +248,7 @@ func (p *RedactionPlan) AddTo(b *storage.Batch, ledgerEntry uuid.UUID) error {
 		}
 	}
 	b.Put(storage.RedactionRecordKey(p.scope, p.blob.ID), appendRedaction(nil, rec))
-	b.Put(storage.BlocklistKey(p.scope, p.digest[:]), appendBlockRow(nil, blockRow{kind: kind, entry: ledgerEntry, when: p.when}))
+	b.Put(storage.BlocklistKey(p.scope, p.digest[:]), appendBlockRow(nil, blockRow{kind: blockKindOf(rec.deleted), entry: ledgerEntry, when: p.when}))
 	return b.Err()
 }
 
@@ -274,12 +267,8 @@ func (s *Store) AddReplay(b *storage.Batch, scope storage.TenantScope, blob uuid
 	case ledgerEntry == uuid.Nil:
 		return fmt.Errorf("replay on blob %s: nil ledger entry: %w", blob, ErrBadLedgerEntry)
 	}
-	kind := blockRedact
-	if deleted {
-		kind = blockDelete
-	}
 	blocklistOnly := func() error {
-		b.Put(storage.BlocklistKey(scope, keyedDigest[:]), appendBlockRow(nil, blockRow{kind: kind, entry: ledgerEntry, when: storage.TimestampOf(s.now())}))
+		b.Put(storage.BlocklistKey(scope, keyedDigest[:]), appendBlockRow(nil, blockRow{kind: blockKindOf(deleted), entry: ledgerEntry, when: storage.TimestampOf(s.now())}))
 		return b.Err()
 	}
 	_, _, stored, err := stat(s.engine, scope, blob)

@@ -217,6 +217,14 @@ const (
 	blockDelete blockKind = 2 // a deletion took the text out of the store
 )
 
+// blockKindOf is the kind of a deletion, or else of a redaction.
+func blockKindOf(deleted bool) blockKind {
+	if deleted {
+		return blockDelete
+	}
+	return blockRedact
+}
+
 // blockRow is the value of a blocklist row (storage.BlocklistKey of the
 // keyed digest of the text), format 1:
 //
