@@ -103,8 +103,11 @@ func TestAddNodeErasure(t *testing.T) {
 }
 
 func TestAddNodeErasureRefusesTheZeroScope(t *testing.T) {
-	var b storage.Batch
-	if _, err := sources.AddNodeErasure(storage.NewMemoryEngine(), &b, storage.TenantScope{}, node(1).ID); !errors.Is(err, storage.ErrNilScope) {
+	var (
+		b    storage.Batch
+		zero storage.TenantScope // the zero value, which is not a scope
+	)
+	if _, err := sources.AddNodeErasure(storage.NewMemoryEngine(), &b, zero, node(1).ID); !errors.Is(err, storage.ErrNilScope) {
 		t.Errorf("the zero scope: %v, want ErrNilScope", err)
 	}
 }

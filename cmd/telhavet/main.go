@@ -288,7 +288,7 @@ func analyze(o *options) (*results, string, error) {
 			}
 		}
 	}
-	res.diags = slices.DeleteFunc(res.diags, func(d diagnostic) bool { return !ws.asked(dir, patterns, d.Package) })
+	res.diags = slices.DeleteFunc(res.diags, func(d diagnostic) bool { return !ws.asked(dir, patterns, d) })
 	for _, f := range res.unseen(files) {
 		hint := buildLine(f)
 		if hint == "" {

@@ -166,16 +166,22 @@ func (ws *workspace) expandPatterns(dir string, patterns []string) ([]string, er
 	return out, nil
 }
 
-// asked reports whether the findings of the package with the given ID
-// (as go vet names packages: "p", "p [p.test]", "p_test [p.test]") are
-// asked for: it matches a pattern, or ./... would skip it (it lies under a
+// asked reports whether the findings of diagnostic d are asked for: its
+// package matches a pattern, or ./... would skip it (it lies under a
 // testdata, "_" or "." directory) and analyzed code imports it. The other
 // packages of the workspace that go vet analyzes, for the packages that
 // import them, are not reported, as go vet does not report them.
-func (ws *workspace) asked(dir string, patterns []string, id string) bool {
-	path, variant, _ := strings.Cut(id, " [")
-	if variant != "" {
-		path = strings.TrimSuffix(path, "_test")
+//
+// The package is the one whose directory holds the finding's file, so
+// that an external test package counts as the package it tests: go vet
+// names it "p_test [p.test]" or, in its -json output, plain "p_test",
+// which no pattern "p/..." matches when p is the root of a module.
+func (ws *workspace) asked(dir string, patterns []string, d diagnostic) bool {
+	path, _, _ := strings.Cut(d.Package, " [")
+	if base, ok := strings.CutSuffix(path, "_test"); ok {
+		if home, ok := ws.importPath(filepath.Dir(d.file)); ok && home == base {
+			path = base
+		}
 	}
 	for _, elem := range strings.Split(path, "/") {
 		if elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
