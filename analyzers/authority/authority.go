@@ -33,9 +33,49 @@ type Config struct {
 	Bindings []string
 	// CLibs are the names of the C libraries of the engines.
 	CLibs []string
+	// Modules are the modules of the repository that the authority, its
+	// facades and the grants place packages in: those of the authority
+	// lines and of the module lines.
+	Modules []Module
+	// Grants are the capabilities granted to packages outside the
+	// authority.
+	Grants []Grant
+	// Fixtures are the directories, relative to the repository root, of
+	// deliberate violations (the analyzers' own testdata) that the gate
+	// does not analyze; an element may be a path.Match pattern.
+	Fixtures []string
 
 	clibs []*regexp.Regexp // CLibs as CLib matches them
 }
+
+// A Module is a module of the repository.
+type Module struct {
+	Path string // the module path
+	Dir  string // its directory, relative to the repository root, slash-separated
+}
+
+// A Grant lets one package outside the authority use one capability.
+type Grant struct {
+	Package    string // the import path
+	Capability string // one of Capabilities
+	Reason     string // why, as reviewed
+}
+
+// The capabilities that forge memory or reach code around the type
+// system. Outside the authority a package uses one only if it is
+// granted.
+const (
+	Unsafe   = "unsafe"   // import "unsafe"
+	Reflect  = "reflect"  // reflect's operations that alias memory or call methods by name
+	Linkname = "linkname" // //go:linkname
+	Cgo      = "cgo"      // import "C"
+	Asm      = "asm"      // assembly and object files
+	Plugin   = "plugin"   // the plugin package
+	Dlopen   = "dlopen"   // loading a shared library at run time
+)
+
+// Capabilities lists the capabilities.
+var Capabilities = []string{Unsafe, Reflect, Linkname, Cgo, Asm, Plugin, Dlopen}
 
 // Tree is one package tree of the authority.
 type Tree struct {
@@ -99,6 +139,82 @@ func (c *Config) Contains(p Package) bool {
 			if endsWithDir(path.Dir(filepath.ToSlash(f)), want) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// ModuleOf returns the module of the repository whose package tree holds
+// the import path p: the one with the longest path at or above p.
+func (c *Config) ModuleOf(p string) (Module, bool) {
+	var best Module
+	for _, m := range c.Modules {
+		if _, ok := Below(p, m.Path); ok && len(m.Path) > len(best.Path) {
+			best = m
+		}
+	}
+	return best, best.Path != ""
+}
+
+// Holds reports whether the package at import path ip of the repository
+// is p, or with tree, whether p lies in the package tree at ip: p belongs
+// to the module of the repository that holds ip (by its module path, not
+// by a prefix of it), its home is ip or lies below it, outside any
+// ignored directory, and one of its files lies in the matching directory
+// of that module. So a module telha.dev holding jobs/ is not
+// telha.dev/jobs, and neither is a module telha.dev/jobs/contrib.
+func (c *Config) Holds(ip string, tree bool, p Package) bool {
+	m, ok := c.ModuleOf(ip)
+	if !ok || p.Module != m.Path {
+		return false
+	}
+	home := p.Home()
+	rel, ok := Below(home, ip)
+	if !ok || rel != "" && !tree {
+		return false
+	}
+	modRel, _ := Below(home, m.Path)
+	if ignoredDir(modRel) {
+		return false
+	}
+	want := path.Join(m.Dir, modRel)
+	for _, f := range p.Files {
+		if endsWithDir(path.Dir(filepath.ToSlash(f)), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// Granted returns the grant of the capability to package p, if any.
+func (c *Config) Granted(p Package, capability string) (Grant, bool) {
+	for _, g := range c.Grants {
+		if g.Capability == capability && c.Holds(g.Package, false, p) {
+			return g, true
+		}
+	}
+	return Grant{}, false
+}
+
+// IsFixture reports whether the directory dir, relative to the
+// repository root and slash-separated, is or lies in a directory of
+// deliberate violations.
+func (c *Config) IsFixture(dir string) bool {
+	elems := strings.Split(dir, "/")
+	for _, f := range c.Fixtures {
+		pattern := strings.Split(f, "/")
+		if len(pattern) > len(elems) {
+			continue
+		}
+		match := true
+		for i, p := range pattern {
+			if ok, _ := path.Match(p, elems[i]); !ok {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package authority_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +72,74 @@ func TestIsBinding(t *testing.T) {
 	}
 }
 
+// base is a valid configuration: the authority and the module of jobs.
+const base = "authority telha.dev/core core storage\nmodule telha.dev/jobs jobs\n"
+
+func TestParseGrants(t *testing.T) {
+	c, err := authority.Parse(base + "grant telha.dev/jobs/kernel asm SIMD kernels in AVX2 # reviewed\ngrant telha.dev/jobs/kernel unsafe aligned loads of float32 slices\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []authority.Grant{
+		{Package: "telha.dev/jobs/kernel", Capability: authority.Asm, Reason: "SIMD kernels in AVX2"},
+		{Package: "telha.dev/jobs/kernel", Capability: authority.Unsafe, Reason: "aligned loads of float32 slices"},
+	}
+	if !slices.Equal(c.Grants, want) {
+		t.Errorf("Grants = %+v, want %+v", c.Grants, want)
+	}
+}
+
+// TestHolds places packages by module and directory: the identity that
+// facades and grants rely on.
+func TestHolds(t *testing.T) {
+	const repo = "/src/telha"
+	c, err := authority.Parse(base + "module telha.dev jobsroot\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		ip   string
+		tree bool
+		pkg  authority.Package
+		want bool
+	}{
+		{"the module's root", "telha.dev/jobs", false, pkg("telha.dev/jobs", "jobs", "telha.dev/jobs", repo+"/jobs/jobs.go"), true},
+		{"its external tests", "telha.dev/jobs", false, pkg("telha.dev/jobs_test", "jobs_test", "telha.dev/jobs", repo+"/jobs/x_test.go"), true},
+		{"a package of the tree", "telha.dev/jobs", true, pkg("telha.dev/jobs/reaper", "reaper", "telha.dev/jobs", repo+"/jobs/reaper/r.go"), true},
+		{"a package below, not the tree", "telha.dev/jobs", false, pkg("telha.dev/jobs/reaper", "reaper", "telha.dev/jobs", repo+"/jobs/reaper/r.go"), false},
+		{"a package of a tree inside the module", "telha.dev/jobs/reaper", true, pkg("telha.dev/jobs/reaper/x", "x", "telha.dev/jobs", repo+"/jobs/reaper/x/x.go"), true},
+		{"a module telha.dev holding jobs/", "telha.dev/jobs", true, pkg("telha.dev/jobs", "jobs", "telha.dev", repo+"/jobsroot/jobs/jobs.go"), false},
+		{"a module of its own below", "telha.dev/jobs", true, pkg("telha.dev/jobs/contrib", "contrib", "telha.dev/jobs/contrib", repo+"/jobs/contrib/c.go"), false},
+		{"a path that begins like it", "telha.dev/jobs", true, pkg("telha.dev/jobsx", "jobsx", "telha.dev/jobsx", repo+"/jobsx/x.go"), false},
+		{"the module, elsewhere", "telha.dev/jobs", true, pkg("telha.dev/jobs", "jobs", "telha.dev/jobs", repo+"/graph/jobs.go"), false},
+		{"testdata of the module", "telha.dev/jobs", true, pkg("telha.dev/jobs/testdata/x", "x", "telha.dev/jobs", repo+"/jobs/testdata/x/x.go"), false},
+		{"a module no line names", "telha.dev/graph", true, pkg("telha.dev/graph", "graph", "telha.dev/graph", repo+"/graph/g.go"), false},
+	}
+	for _, tt := range tests {
+		if got := c.Holds(tt.ip, tt.tree, tt.pkg); got != tt.want {
+			t.Errorf("%s: Holds(%q, %v, %+v) = %v, want %v", tt.name, tt.ip, tt.tree, tt.pkg, got, tt.want)
+		}
+	}
+}
+
+func TestIsFixture(t *testing.T) {
+	for dir, want := range map[string]bool{
+		"analyzers/testdata":                true,
+		"analyzers/bytekey/testdata":        true,
+		"analyzers/bytekey/testdata/src":    true,
+		"analyzers/internal/marks/testdata": true,
+		"cmd/telhavet/testdata/bypass":      true,
+		"analyzers/bytekey":                 false,
+		"cmd/telha/testdata":                false,
+		"lifecycle/testdata":                false,
+	} {
+		if got := authority.Default.IsFixture(dir); got != want {
+			t.Errorf("IsFixture(%q) = %v, want %v", dir, got, want)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, text := range []string{
 		"",
@@ -81,6 +150,19 @@ func TestParseErrors(t *testing.T) {
 		"authority telha.dev/core core storage/../x\n",
 		"frobnicate x\n",
 		"binding\n",
+		base + "module telha.dev/jobs /abs\n",
+		base + "module telha.dev/jobs jobs\nmodule telha.dev/jobs other\n",
+		base + "module telha.dev/jobs jobs\nmodule telha.dev/other jobs\n",
+		base + "module telha.dev/jobs\n",
+		base + "grant telha.dev/jobs unsafe\n",                                    // no reason
+		base + "grant telha.dev/jobs unsafe needed\n",                             // a one-word reason
+		base + "grant telha.dev/jobs sorcery SIMD kernels need it\n",              // no such capability
+		base + "grant telha.dev/nowhere unsafe SIMD kernels need it\n",            // no module holds it
+		base + "grant telha.dev/core/storage/x unsafe the authority needs none\n", // in the authority
+		base + "grant telha.dev/jobs/k unsafe SIMD kernels\ngrant telha.dev/jobs/k unsafe again, twice\n",
+		base + "fixtures\n",
+		base + "fixtures ../up\n",
+		base + "fixtures a/[b\n",
 	} {
 		if _, err := authority.Parse(text); err == nil {
 			t.Errorf("Parse(%q) succeeded, want an error", text)

@@ -8,7 +8,7 @@ import (
 // runNative reports the //go:linkname directives that reach into the
 // authority: they bypass both its exported API and the type system.
 func runNative(p *rule.Pass) {
-	for _, link := range native.Linknames(p.TypesInfo, p.Files) {
+	for _, link := range native.Linknames(native.Files(p.Fset, p.Files)) {
 		if p.Config.InTree(link.Pkg) {
 			p.ReportRangef(rule.At(link.Pos), "%s reaches into the key authority from outside it; %s", link.What(), advice)
 		}

@@ -12,7 +12,7 @@
 //
 //	//telha:restricted <kind> <advice>
 //	//telha:opaque <advice>
-//	//telha:facade for=<path>[,<path>...]
+//	//telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]]
 //
 // A restricted declaration may not be referenced outside the authority; the
 // kind says which rule enforces it ("rawbytes" for bytekey, any other kind,
@@ -20,7 +20,10 @@
 // outside the authority except as a zero value. The advice says what to use
 // instead and ends up in the diagnostic. A facade mark, in a package doc
 // comment, admits as importers, outside the authority, only the package
-// trees it names, each within its own module, as Go's internal/ does.
+// trees it names, each placed by its module and directory as
+// authority.conf lays them out (as Go's internal/ does, across modules);
+// reexport= names the modules to which the packages it admits may hand
+// on what they get from it (see systemscope).
 //
 // Marks are read on package-level types, funcs, methods, vars and consts
 // (for a grouped declaration, on the spec, or else on the group), on the
@@ -115,15 +118,23 @@ func (*Authority) AFact() {}
 func (*Authority) String() string { return "authority" }
 
 // Facade is the fact that a package of the authority is a facade: only the
-// package trees For may import it from outside the authority.
+// package trees For may import it from outside the authority, and they may
+// hand what they get from it on only to the modules Reexport.
 type Facade struct {
-	For []string
+	For      []string
+	Reexport []string
 }
 
 // AFact marks Facade as an analysis fact.
 func (*Facade) AFact() {}
 
-func (f *Facade) String() string { return "facade for " + strings.Join(f.For, ",") }
+func (f *Facade) String() string {
+	s := "facade for " + strings.Join(f.For, ",")
+	if len(f.Reexport) > 0 {
+		s += " reexport " + strings.Join(f.Reexport, ",")
+	}
+	return s
+}
 
 // Users names the package trees the facade exists for, for messages.
 func (f *Facade) Users() string { return strings.Join(f.For, " or ") }

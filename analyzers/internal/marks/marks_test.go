@@ -21,9 +21,12 @@ func Test(t *testing.T) {
 func TestMalformed(t *testing.T) {
 	dir := telhatest.Workspace(t, "testdata")
 	for pkg, want := range map[string]string{
-		"badverb":   "unknown mark //telha:restricetd",
-		"badfacade": "want one //telha:facade for=",
-		"misplaced": "//telha:facade marks a package",
+		"badverb":     "unknown mark //telha:restricetd",
+		"badfacade":   "want one //telha:facade for=",
+		"misplaced":   "//telha:facade marks a package",
+		"nomodule":    "telha.dev/nowhere is in no module of authority.conf",
+		"badreexport": "telha.dev/vector/sub is not a module of authority.conf",
+		"twofacades":  "want one //telha:facade for=",
 	} {
 		rec := new(recorder)
 		analysistest.Run(rec, dir, marks.Analyzer, "telha.dev/core/storage/"+pkg)

@@ -3,6 +3,7 @@ package marks
 import (
 	"fmt"
 	"go/ast"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -98,7 +99,12 @@ func parse(doc *ast.CommentGroup) ([]Directive, error) {
 }
 
 // parseFacade returns the facade mark among the directive lines that end
-// a package doc comment, or nil if there is none.
+// a package doc comment, or nil if there is none:
+//
+//	//telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]]
+//
+// Each path of for= must be a package tree of a module that
+// authority.conf places, and each reexport= a module it places.
 func parseFacade(doc *ast.CommentGroup) (*Facade, error) {
 	var facade *Facade
 	for _, c := range trailingDirectives(doc) {
@@ -110,39 +116,66 @@ func parseFacade(doc *ast.CommentGroup) (*Facade, error) {
 		if verb != FacadeVerb {
 			return nil, fmt.Errorf("//telha:%s on a package: only //telha:facade marks a package", verb)
 		}
-		list, ok := strings.CutPrefix(strings.TrimSpace(rest), "for=")
-		if !ok || facade != nil {
-			return nil, fmt.Errorf("want one //telha:facade for=<path>[,<path>...], got %q", c.Text)
+		fields := strings.Fields(rest)
+		if facade != nil || len(fields) == 0 || len(fields) > 2 {
+			return nil, fmt.Errorf("want one //telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]], got %q", c.Text)
 		}
 		facade = new(Facade)
-		for p := range strings.SplitSeq(list, ",") {
-			if p == "" || strings.ContainsAny(p, " \t") || strings.HasSuffix(p, "/") || strings.Contains(p, "...") {
-				return nil, fmt.Errorf("%q: want a comma-separated list of import paths", c.Text)
+		for i, f := range fields {
+			key, list, _ := strings.Cut(f, "=")
+			var err error
+			switch {
+			case i == 0 && key == "for":
+				facade.For, err = paths(list, false)
+			case i == 1 && key == "reexport":
+				facade.Reexport, err = paths(list, true)
+			default:
+				err = fmt.Errorf("want one //telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]]")
 			}
-			facade.For = append(facade.For, p)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", c.Text, err)
+			}
 		}
 	}
 	return facade, nil
 }
 
-// Admits reports whether the facade admits an importer: a package whose
-// home (its own path, or for an external test the package it tests) lies
-// at or below a path of For, in a module whose path is that path or lies
-// above it. The module condition keeps out a module of its own that is
-// merely named below the path.
-func (f *Facade) Admits(importer authority.Package) bool {
-	if importer.Module == "" {
-		return false
+// paths parses a comma-separated list of import paths that must lie in
+// modules authority.conf places, or with modules, be such modules.
+func paths(list string, modules bool) ([]string, error) {
+	var out []string
+	for p := range strings.SplitSeq(list, ",") {
+		if p == "" || strings.HasSuffix(p, "/") || strings.Contains(p, "...") {
+			return nil, fmt.Errorf("want a comma-separated list of import paths, got %q", list)
+		}
+		m, ok := authority.Default.ModuleOf(p)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s is in no module of authority.conf", p)
+		case modules && m.Path != p:
+			return nil, fmt.Errorf("%s is not a module of authority.conf", p)
+		}
+		out = append(out, p)
 	}
-	home := importer.Home()
+	return out, nil
+}
+
+// Admits reports whether the facade admits an importer: a package of a
+// tree of For, by its module and its directory (authority.Config.Holds),
+// never by a prefix of its import path.
+func (f *Facade) Admits(importer authority.Package) bool {
 	for _, p := range f.For {
-		_, below := authority.Below(home, p)
-		_, moduleAbove := authority.Below(p, importer.Module)
-		if below && moduleAbove {
+		if authority.Default.Holds(p, true, importer) {
 			return true
 		}
 	}
 	return false
+}
+
+// Reexports reports whether the facade lets the packages it admits hand
+// what they get from it on to packages of the module modulePath.
+func (f *Facade) Reexports(modulePath string) bool {
+	return slices.Contains(f.Reexport, modulePath)
 }
 
 // trailingDirectives returns the directive lines that end doc.

@@ -3,7 +3,6 @@ package native
 import (
 	"go/ast"
 	"go/token"
-	"go/types"
 	"strings"
 )
 
@@ -16,44 +15,42 @@ import (
 // a Go declaration without a body, whose signature says what it takes.
 type Link struct {
 	Pos    token.Pos // the directive
-	Symbol string    // the symbol as written: "telha.dev/core/storage.(*Key).init"
-	Pkg    string    // the import path of the package the symbol belongs to
+	Symbol string    // the symbol as written: "telha.dev/core/storage.(*Key).init"; "" for the one-argument form
+	Pkg    string    // the import path of the package the symbol belongs to; "" for the one-argument form
 }
 
 // What describes the link for messages.
-func (l Link) What() string { return "//go:linkname to " + l.Symbol }
+func (l Link) What() string {
+	if l.Symbol == "" {
+		return "//go:linkname"
+	}
+	return "//go:linkname to " + l.Symbol
+}
 
-// Linknames returns the two-argument //go:linkname directives of the
-// files, which pull a symbol of another package in under a local name.
-// The compiler honours them only in files that import unsafe.
-func Linknames(info *types.Info, files []*ast.File) []Link {
+// Linknames returns the //go:linkname directives of the files (see
+// Files): the two-argument form, which pulls a symbol of another package
+// in under a local name or pushes a local one out under another's name,
+// and the one-argument form, which marks a local symbol for others to
+// pull. The compiler honours them only in files that import unsafe; the
+// rules report them wherever they are written.
+func Linknames(files []*ast.File) []Link {
 	var out []Link
 	for _, file := range files {
-		if !importsUnsafe(info, file) || IsCgoSupport(file) {
-			continue
-		}
 		for _, group := range file.Comments {
 			for _, c := range group.List {
 				rest, ok := strings.CutPrefix(c.Text, "//go:linkname ")
 				if !ok {
 					continue
 				}
+				link := Link{Pos: c.Pos()}
 				if fields := strings.Fields(rest); len(fields) == 2 {
-					out = append(out, Link{Pos: c.Pos(), Symbol: fields[1], Pkg: SymbolPackage(fields[1])})
+					link.Symbol, link.Pkg = fields[1], SymbolPackage(fields[1])
 				}
+				out = append(out, link)
 			}
 		}
 	}
 	return out
-}
-
-func importsUnsafe(info *types.Info, file *ast.File) bool {
-	for _, imp := range file.Imports {
-		if pkg := info.PkgNameOf(imp); pkg != nil && pkg.Imported().Path() == "unsafe" {
-			return true
-		}
-	}
-	return false
 }
 
 // SymbolPackage returns the import path in a linker symbol such as

@@ -27,19 +27,53 @@ func IsCgoOutput(f *ast.File) bool {
 		strings.HasPrefix(f.Comments[1].List[0].Text, "//line ")
 }
 
-// IsCgoSupport reports whether f is a file that cgo generated for the
-// package as a whole (_cgo_gotypes.go, _cgo_import.go), which holds no
-// code of the package's author. The _cgo_import.go of a package that the
-// go command also compiles carries no header: it is only a package clause
-// and //go:cgo_import_dynamic directives, which the compiler accepts in
-// cgo's output alone.
-func IsCgoSupport(f *ast.File) bool {
-	if IsCgoOutput(f) {
-		return false
+// Files returns the files of the package that its author wrote, or that
+// cgo generated from them (x.cgo1.go), leaving out those that cgo
+// generated for the package as a whole (_cgo_gotypes.go, _cgo_import.go),
+// which hold no code of the author's and which the rules do not read.
+//
+// A file is cgo's own only where cgo can have written it: in a package
+// for which cgo ran (one of its files is cgo's output of an author's
+// file), outside the directories of the package's source files, with
+// cgo's header before the package clause (or, for the import list of a
+// compiled package, nothing but //go:cgo_ directives). A file of the
+// package's directory that only claims to be generated is the author's.
+func Files(fset *token.FileSet, files []*ast.File) []*ast.File {
+	var outputs, candidates []*ast.File
+	for _, f := range files {
+		switch {
+		case IsCgoOutput(f):
+			outputs = append(outputs, f)
+		case hasCgoHeader(f) || isDynImport(f):
+			candidates = append(candidates, f)
+		}
 	}
-	if isDynImport(f) {
-		return true
+	if len(outputs) == 0 || len(candidates) == 0 {
+		return files
 	}
+	var srcDirs []string
+	for _, f := range files {
+		if IsCgoOutput(f) {
+			if orig, ok := lineFile(f.Comments[1].List[0].Text); ok {
+				srcDirs = append(srcDirs, filepath.Dir(orig))
+			}
+		} else if !slices.Contains(candidates, f) {
+			srcDirs = append(srcDirs, filepath.Dir(fileName(fset, f)))
+		}
+	}
+	var out []*ast.File
+	for _, f := range files {
+		if slices.Contains(candidates, f) && !slices.Contains(srcDirs, filepath.Dir(fileName(fset, f))) {
+			continue // cgo's own
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// hasCgoHeader reports whether cgo's header comes before the package
+// clause of f.
+func hasCgoHeader(f *ast.File) bool {
 	for _, group := range f.Comments {
 		if group.Pos() > f.Package {
 			break
@@ -51,6 +85,14 @@ func IsCgoSupport(f *ast.File) bool {
 		}
 	}
 	return false
+}
+
+// fileName returns the name of f as the driver gave it.
+func fileName(fset *token.FileSet, f *ast.File) string {
+	if tf := fset.File(f.FileStart); tf != nil {
+		return tf.Name()
+	}
+	return ""
 }
 
 // Preambles returns the cgo preambles of the files: the comments before
@@ -95,14 +137,10 @@ type CName struct {
 // generates.
 var cgoPrefixes = []string{"_Cfunc_", "_Ctype_struct_", "_Ctype_union_", "_Ctype_enum_", "_Ctype_", "_Cmacro_", "_Cvar_", "_Cconst_"}
 
-// CNames returns the uses of C names in the files, other than in the
-// files that cgo generated for the package as a whole.
+// CNames returns the uses of C names in the files (see Files).
 func CNames(files []*ast.File) []CName {
 	var out []CName
 	for _, f := range files {
-		if IsCgoSupport(f) {
-			continue
-		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.SelectorExpr:
@@ -166,12 +204,11 @@ func SourceFiles(pass *analysis.Pass) []string {
 // directories and are left out.
 func SourceGoFiles(pass *analysis.Pass) []string {
 	var names []string
-	for _, f := range pass.Files {
-		tf := pass.Fset.File(f.FileStart)
-		if tf == nil || IsCgoSupport(f) {
+	for _, f := range Files(pass.Fset, pass.Files) {
+		name := fileName(pass.Fset, f)
+		if name == "" {
 			continue
 		}
-		name := tf.Name()
 		if IsCgoOutput(f) {
 			orig, ok := lineFile(f.Comments[1].List[0].Text)
 			if !ok {

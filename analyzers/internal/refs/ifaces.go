@@ -4,35 +4,27 @@ import (
 	"go/ast"
 	"go/types"
 
-	"golang.org/x/tools/go/ast/inspector"
-
 	"telha.dev/analyzers/internal/rule"
 )
 
-// CheckInterfaces reports the interfaces and func types outside the
-// authority through which a forbidden function or method is reached
-// without being named: funcs is the list of forbidden functions and
-// methods, and it reports
-//   - an interface method declared with the name and signature of one;
+// CheckInterfaces reports where a forbidden method is reached through an
+// interface or func type of the package without being named: funcs is the
+// list of forbidden functions and methods, and it reports
 //   - a value converted to an interface, other than the authority's own,
-//     whose method its type implements with a forbidden method;
-//   - a type assertion or type switch case to an interface, other than
-//     the authority's own, with a method of the name and signature of one,
-//     or to a func type with the signature of a forbidden function or of
-//     a forbidden method's method expression, if that signature holds a
-//     type of the authority (so that func() []byte matches nothing).
+//     whose method its type implements with a forbidden method (the
+//     interface itself, which may merely share a method's name and
+//     signature, is not reported: only a value of a forbidden type put
+//     into it);
+//   - a type assertion or type switch case to a func type with the
+//     signature of a forbidden function or of a forbidden method's method
+//     expression, if that signature holds a type of the authority (so that
+//     func() []byte matches nothing).
 //
 // An interface of the authority is left alone: a call of its forbidden
 // method is reported where it is made.
 func CheckInterfaces(p *rule.Pass, r Rule, funcs []*types.Func) {
 	if len(funcs) == 0 {
 		return
-	}
-	var methods []*types.Func
-	for _, f := range funcs {
-		if f.Signature().Recv() != nil {
-			methods = append(methods, f)
-		}
 	}
 	info := p.TypesInfo
 	authorityTypes := AuthorityTypes(p)
@@ -49,15 +41,6 @@ func CheckInterfaces(p *rule.Pass, r Rule, funcs []*types.Func) {
 		}
 		return nil
 	}
-	// like returns the forbidden method that m has the name and signature of.
-	like := func(m *types.Func) *types.Func {
-		for _, f := range methods {
-			if f.Name() == m.Name() && types.Identical(f.Type(), m.Type()) {
-				return f
-			}
-		}
-		return nil
-	}
 	ours := func(t types.Type) (*types.Interface, bool) {
 		iface, ok := underlying(t).(*types.Interface)
 		if !ok {
@@ -67,20 +50,6 @@ func CheckInterfaces(p *rule.Pass, r Rule, funcs []*types.Func) {
 			return nil, false
 		}
 		return iface, true
-	}
-
-	for field := range inspector.All[*ast.InterfaceType](p.Inspector) {
-		for _, f := range field.Methods.List {
-			for _, name := range f.Names {
-				if m, ok := info.Defs[name].(*types.Func); ok {
-					if fm := like(m); fm != nil {
-						what, advice := r.Describe(fm)
-						p.Reportf(name, advice, "interface method %s has the name and signature of %s %s",
-							m.Name(), what, Name(fm))
-					}
-				}
-			}
-		}
 	}
 
 	Conversions(info, p.Inspector, func(e ast.Expr, to types.Type) {
@@ -101,19 +70,6 @@ func CheckInterfaces(p *rule.Pass, r Rule, funcs []*types.Func) {
 				what, advice := r.Describe(f)
 				p.Reportf(typeExpr, advice, "type assertion to %s, the signature of %s %s,",
 					TypeString(info.TypeOf(typeExpr)), what, Name(f))
-			}
-			return
-		}
-		iface, ok := ours(info.TypeOf(typeExpr))
-		if !ok {
-			return
-		}
-		for i := range iface.NumMethods() {
-			if fm := like(iface.Method(i)); fm != nil {
-				what, advice := r.Describe(fm)
-				p.Reportf(typeExpr, advice, "type assertion to %s reaches %s %s by its name and signature",
-					TypeString(info.TypeOf(typeExpr)), what, Name(fm))
-				return
 			}
 		}
 	}

@@ -9,6 +9,7 @@ package refs
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ast/inspector"
@@ -31,18 +32,34 @@ type Rule interface {
 	Describe(obj types.Object) (what, advice string)
 }
 
-// Check reports, in source order, every identifier of the package that
-//   - refers to a forbidden object;
-//   - refers to an object of another package whose declared type carries a
-//     forbidden type (a function returning it, a variable, field or alias
-//     of it, a named type holding it), so that a value of a forbidden type
-//     is obtained without naming it;
-//   - instantiates a generic function or type with a type argument whose
+// Check reports, in source order, the identifiers of the package that
+//   - refer to a forbidden object;
+//   - refer to a function, variable or field of another package whose
+//     declared type carries a forbidden type (a function returning it, a
+//     variable or field of it), or to an alias of a forbidden type, so
+//     that a value of a forbidden type is obtained without naming it; a
+//     type that merely holds one, named in a declaration, obtains nothing
+//     and is not reported (what is done with its values is);
+//   - instantiate a generic function or type with a type argument whose
 //     forbidden methods satisfy the constraint, so that the generic code
-//     calls them.
+//     calls them;
+//
+// one finding per line: a line is what a reader fixes. A rule that is
+// also a Coverer does not get the identifiers it covers reported.
 func Check(p *rule.Pass, r Rule) {
 	info := p.TypesInfo
 	finder := NewFinder(p, r)
+	covered, _ := r.(Coverer)
+	lines := make(map[token.Position]bool)
+	report := func(id *ast.Ident, advice, format string, args ...any) {
+		posn := p.Fset.Position(id.Pos())
+		line := token.Position{Filename: posn.Filename, Line: posn.Line}
+		if lines[line] {
+			return
+		}
+		lines[line] = true
+		p.Reportf(id, advice, format, args...)
+	}
 	for id := range inspector.All[*ast.Ident](p.Inspector) {
 		obj := info.Uses[id]
 		if obj == nil || obj.Pkg() == nil {
@@ -51,10 +68,17 @@ func Check(p *rule.Pass, r Rule) {
 		if _, ok := obj.(*types.PkgName); ok {
 			continue // the qualified identifier is checked on its own
 		}
+		if covered != nil && covered.Covers(id) {
+			continue
+		}
 		obj = origin(obj)
 		if len(info.Instances) > 0 {
 			if inst, ok := info.Instances[id]; ok {
-				checkInstance(p, id, obj, inst, r)
+				if found, arg := instanceReaching(obj, inst, r); found != nil {
+					what, advice := r.Describe(found)
+					report(id, advice, "%s instantiated with %s calls %s %s through its constraint", Name(obj), TypeString(arg), what, Name(found))
+					continue
+				}
 			}
 		}
 		if obj.Pkg() == p.Pkg {
@@ -62,20 +86,44 @@ func Check(p *rule.Pass, r Rule) {
 		}
 		if r.Match(obj) {
 			what, advice := r.Describe(obj)
-			p.Reportf(id, advice, "%s %s used", what, Name(obj))
+			report(id, advice, "%s %s used", what, Name(obj))
+			continue
+		}
+		if tn, ok := obj.(*types.TypeName); ok && !aliasOf(tn, r) {
 			continue
 		}
 		if tn := finder.Find(obj.Type()); tn != nil {
 			what, advice := r.Describe(tn)
-			p.Reportf(id, advice, "%s carries %s %s", Name(obj), what, Name(tn))
+			report(id, advice, "%s carries %s %s", Name(obj), what, Name(tn))
 		}
 	}
 }
 
-// checkInstance reports the instantiation inst of the generic obj at id if
-// a type argument satisfies a method of its constraint with a forbidden
-// method.
-func checkInstance(p *rule.Pass, id *ast.Ident, obj types.Object, inst types.Instance, r Rule) {
+// aliasOf reports whether tn is an alias of a forbidden type, or of a
+// pointer to one: another name for it, whose every use names it.
+func aliasOf(tn *types.TypeName, r Rule) bool {
+	if !tn.IsAlias() {
+		return false
+	}
+	t := types.Unalias(tn.Type())
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(ptr.Elem())
+	}
+	named, ok := t.(*types.Named)
+	return ok && r.Match(named.Origin().Obj())
+}
+
+// A Coverer is a Rule that covers some uses itself, so that Check does not
+// report them: a rule that reports an import covers the uses of what the
+// file imports.
+type Coverer interface {
+	Covers(id *ast.Ident) bool
+}
+
+// instanceReaching returns the forbidden method through which the
+// instantiation inst of the generic obj reaches a type argument's method
+// by its constraint, and that type argument, or nil.
+func instanceReaching(obj types.Object, inst types.Instance, r Rule) (types.Object, types.Type) {
 	tparams := typeParams(obj)
 	for i := range inst.TypeArgs.Len() {
 		arg := inst.TypeArgs.At(i)
@@ -87,12 +135,10 @@ func checkInstance(p *rule.Pass, id *ast.Ident, obj types.Object, inst types.Ins
 			continue
 		}
 		if found := implementing(arg, constraint, r); found != nil {
-			what, advice := r.Describe(found)
-			p.Reportf(id, advice, "%s instantiated with %s calls %s %s through its constraint",
-				Name(obj), TypeString(arg), what, Name(found))
-			return
+			return found, arg
 		}
 	}
+	return nil, nil
 }
 
 // implementing returns the first forbidden method with which t implements
