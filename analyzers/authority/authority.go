@@ -46,7 +46,12 @@ type Config struct {
 	Fixtures []string
 
 	clibs []*regexp.Regexp // CLibs as CLib matches them
+	text  string           // the text it was parsed from
 }
+
+// With returns the configuration with more lines, for tests of the rules
+// that need grants or modules of their own.
+func (c *Config) With(lines string) (*Config, error) { return Parse(c.text + "\n" + lines) }
 
 // A Module is a module of the repository.
 type Module struct {

@@ -11,7 +11,7 @@ import (
 // Parse reads a configuration in the format of authority.conf: one
 // "verb arguments" line per entry, "#" starting a comment.
 func Parse(text string) (*Config, error) {
-	c := new(Config)
+	c := &Config{text: text}
 	// Grants are checked against the modules and the authority, which
 	// any line may declare: they are read in a second pass.
 	type pending struct {

@@ -6,9 +6,10 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"telha.dev/analyzers/bytekey"
+	"telha.dev/analyzers/capability"
 	"telha.dev/analyzers/rawiter"
 	"telha.dev/analyzers/systemscope"
 )
 
 // Analyzers are the Telha rules.
-var Analyzers = []*analysis.Analyzer{rawiter.Analyzer, bytekey.Analyzer, systemscope.Analyzer}
+var Analyzers = []*analysis.Analyzer{rawiter.Analyzer, bytekey.Analyzer, systemscope.Analyzer, capability.Analyzer}

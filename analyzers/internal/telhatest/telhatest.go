@@ -22,6 +22,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 	"golang.org/x/tools/txtar"
+
+	"telha.dev/analyzers/authority"
 )
 
 // Tree lists the packages of the stub authority. Their files, tests
@@ -39,6 +41,20 @@ func Run(t *testing.T, a *analysis.Analyzer, patterns ...string) []*analysistest
 	t.Helper()
 	dir := Workspace(t, "testdata")
 	return analysistest.Run(t, dir, a, slices.Concat(Tree, patterns)...)
+}
+
+// Configure makes authority.Default the configuration of authority.conf
+// with more lines (grants, modules) until the end of the test. The tests
+// that call it cannot run in parallel.
+func Configure(t *testing.T, lines string) {
+	t.Helper()
+	c, err := authority.Default.With(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := authority.Default
+	authority.Default = c
+	t.Cleanup(func() { authority.Default = old })
 }
 
 // Workspace extracts the shared stubs and every archive in testdata into a
