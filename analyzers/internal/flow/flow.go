@@ -197,9 +197,19 @@ func (a *analyzer) decl(decl ast.Decl) bool {
 		body = decl
 	}
 	collectDefs(a.pass.TypesInfo, body, f.defs)
+	called := make(map[*ast.Ident]bool) // the functions named in call position
 	ast.Inspect(body, func(n ast.Node) bool {
 		if call, ok := n.(*ast.CallExpr); ok {
+			if id := funcIdent(call.Fun); id != nil {
+				called[id] = true
+			}
 			f.call(call)
+		}
+		return true
+	})
+	ast.Inspect(body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && !called[id] {
+			f.instance(id)
 		}
 		return true
 	})
@@ -234,7 +244,7 @@ func (f *function) call(call *ast.CallExpr) {
 		from, to := info.TypeOf(call.Args[0]), tv.Type
 		switch {
 		case isUnsafePointer(to) && !isUnsafePointer(from):
-			f.sink(call, ToUnsafe, "", call.Args, nil)
+			f.sink(call, ToUnsafe, "", append(slices.Clip(call.Args), addressed(info, call.Args[0])...), nil)
 		case isUnsafePointer(from) && !isUnsafePointer(to):
 			f.sink(call, FromUnsafe, "", nil, []types.Type{to})
 		}
@@ -242,7 +252,9 @@ func (f *function) call(call *ast.CallExpr) {
 	}
 	callee, ok := typeutil.Callee(info, call).(*types.Func)
 	if !ok {
-		return
+		if callee = f.heldFunc(call.Fun); callee == nil {
+			return
+		}
 	}
 	if callee.Pkg() != nil && callee.Pkg().Path() == "reflect" && callee.Signature().Recv() == nil {
 		switch callee.Name() {
@@ -279,6 +291,55 @@ func (f *function) call(call *ast.CallExpr) {
 	for _, e := range passes.TypeParams {
 		if t := f.typeArg(call, sig, e.Index); t != nil {
 			f.sink(call, e.Via, calleeName(callee), nil, []types.Type{t})
+		}
+	}
+}
+
+// heldFunc returns the function that a local variable called as fun was
+// last set to (f := keyhelper.Peek; f(&k)), or nil.
+func (f *function) heldFunc(fun ast.Expr) *types.Func {
+	id, ok := ast.Unparen(fun).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := f.pass.TypesInfo.Uses[id].(*types.Var)
+	if !ok || len(f.defs[v]) == 0 {
+		return nil
+	}
+	def := f.defs[v][len(f.defs[v])-1]
+	if id := funcIdent(def); id != nil {
+		if fn, ok := f.pass.TypesInfo.Uses[id].(*types.Func); ok && fn.Signature().Recv() == nil {
+			return fn
+		}
+	}
+	return nil
+}
+
+// instance records the sink that id is, if it names an instantiation of a
+// generic function whose type parameters reach a sink, taken as a value
+// rather than called (g := keyhelper.Cast[storage.Key, [16]byte]): the
+// type arguments reach the sink wherever the value is called.
+func (f *function) instance(id *ast.Ident) {
+	info := f.pass.TypesInfo
+	inst, ok := info.Instances[id]
+	if !ok {
+		return
+	}
+	fn, ok := info.Uses[id].(*types.Func)
+	if !ok {
+		return
+	}
+	fn = fn.Origin()
+	passes := f.passes[fn]
+	if passes == nil {
+		passes = new(Passes)
+		if fn.Pkg() == f.pass.Pkg || !f.pass.ImportObjectFact(fn, passes) {
+			return
+		}
+	}
+	for _, e := range passes.TypeParams {
+		if e.Index < inst.TypeArgs.Len() {
+			f.sink(id, e.Via, calleeName(fn), nil, []types.Type{inst.TypeArgs.At(e.Index)})
 		}
 	}
 }
@@ -369,6 +430,35 @@ func (f *function) resolve(e ast.Expr, seen map[*types.Var]bool, out []ast.Expr)
 		out = f.resolve(def, seen, out)
 	}
 	return out
+}
+
+// addressed returns, for the address of a field or an array element
+// (&x.f, &x.a[i]), the values that hold it (x, x.a): pointer arithmetic
+// from the address reaches the rest of them, so they reach an unsafe
+// conversion of it.
+func addressed(info *types.Info, e ast.Expr) []ast.Expr {
+	u, ok := ast.Unparen(e).(*ast.UnaryExpr)
+	if !ok || u.Op != token.AND {
+		return nil
+	}
+	var out []ast.Expr
+	for x := ast.Unparen(u.X); ; {
+		switch y := x.(type) {
+		case *ast.SelectorExpr:
+			if sel, ok := info.Selections[y]; !ok || sel.Kind() != types.FieldVal {
+				return out
+			}
+			x = ast.Unparen(y.X)
+		case *ast.IndexExpr:
+			if _, ok := info.TypeOf(y.X).Underlying().(*types.Array); !ok {
+				return out
+			}
+			x = ast.Unparen(y.X)
+		default:
+			return out
+		}
+		out = append(out, x)
+	}
 }
 
 // parts returns the expressions whose values a composite literal or a
