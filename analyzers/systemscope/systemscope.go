@@ -3,6 +3,8 @@ package systemscope
 import (
 	_ "embed"
 
+	"golang.org/x/tools/go/analysis"
+
 	"telha.dev/analyzers/internal/marks"
 	"telha.dev/analyzers/internal/refs"
 	"telha.dev/analyzers/internal/rule"
@@ -14,10 +16,16 @@ var doc string
 // Analyzer reports references to restricted declarations of the key
 // authority outside it, except those of kind "rawbytes", and imports of
 // facades by packages they do not exist for.
-var Analyzer = rule.New("systemscope", doc, run, nil)
+var Analyzer = func() *analysis.Analyzer {
+	a := rule.New("systemscope", doc, run, nil)
+	a.FactTypes = []analysis.Fact{new(Reexport)}
+	return a
+}()
 
 func run(p *rule.Pass) {
 	checkFacades(p)
+	checkEscapes(p)
+	checkReexports(p)
 	restricted := p.Marks.Select(func(d marks.Directive) bool {
 		return d.Verb == marks.Restricted && d.Kind != marks.RawBytes
 	})

@@ -178,6 +178,17 @@ func (s *Set) FacadeOf(pkg *types.Package) *Facade {
 	return s.facades[pkg]
 }
 
+// FacadeOfPath returns the facade fact of the package with the import path,
+// among the packages the package sees, or nil.
+func (s *Set) FacadeOfPath(path string) *Facade {
+	for pkg, f := range s.facades {
+		if pkg.Path() == path {
+			return f
+		}
+	}
+	return nil
+}
+
 // Index maps marked objects to the one directive a rule enforces on each.
 type Index map[types.Object]Directive
 

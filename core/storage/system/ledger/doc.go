@@ -33,7 +33,10 @@
 //     non-empty and apart, is ErrBadEntry wherever it is read.
 //
 // It exists for telha.dev/lifecycle alone. No entry point hands out a
-// scope, a key or a range of the system namespace.
+// scope, a key or a range of the system namespace. lifecycle hands its
+// entries (an Entry rebuilds the ranges it records, inside its tenant's
+// scope) on to the operator CLI, telha.dev/cmd, which prints, exports and
+// restores them, and to no other module.
 //
-//telha:facade for=telha.dev/lifecycle
+//telha:facade for=telha.dev/lifecycle reexport=telha.dev/cmd
 package ledger
