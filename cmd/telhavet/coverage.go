@@ -2,23 +2,30 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"telha.dev/analyzers/authority"
 )
 
 // sourceFiles returns the .go files that the patterns cover in the
-// modules of the workspace: every .go file the go command could build,
-// in every directory below a "d/..." pattern and in the directory of a
-// plain directory pattern, other than in testdata, vendor and "_" and "."
-// directories, which ./... skips (those that analyzed code imports are
-// analyzed through the imports), and other than in nested modules, which
-// are modules of their own. Import path patterns add nothing: the gate
-// checks coverage for directory patterns, such as ./... at the root.
+// modules of the workspace: every .go file the go command could build, in
+// every directory below a "d/..." pattern and in the directory of a plain
+// directory pattern, other than in vendor and "." directories and in
+// nested modules, which are modules of their own. The testdata and "_"
+// directories that ./... skips are covered too, since go run and go test
+// build their packages when named: their files are in the list if the go
+// command can build their package (see buildable), unless they lie in a
+// directory of deliberate violations that authority.conf names
+// (fixtures). Import path patterns add nothing: the gate checks coverage
+// for directory patterns, such as ./... at the root.
 func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error) {
-	var files []string
+	var files, hidden []string
 	for _, p := range patterns {
 		prefix, recursive := strings.CutSuffix(p, "/...")
 		if !isDirPattern(prefix) {
@@ -34,7 +41,7 @@ func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error
 				if path == root {
 					return nil
 				}
-				if !recursive || name == "testdata" || name == "vendor" || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+				if !recursive || name == "vendor" || strings.HasPrefix(name, ".") || ws.isFixture(path) {
 					return filepath.SkipDir
 				}
 				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
@@ -42,10 +49,16 @@ func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error
 				}
 				return nil
 			}
-			if strings.HasSuffix(name, ".go") && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, ".") {
-				if _, ok := ws.importPath(filepath.Dir(path)); ok {
-					files = append(files, path)
-				}
+			if !strings.HasSuffix(name, ".go") || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+				return nil
+			}
+			if _, ok := ws.importPath(filepath.Dir(path)); !ok {
+				return nil
+			}
+			if rel, err := filepath.Rel(root, path); err == nil && hiddenDir(filepath.ToSlash(filepath.Dir(rel))) {
+				hidden = append(hidden, path)
+			} else {
+				files = append(files, path)
 			}
 			return nil
 		})
@@ -53,8 +66,81 @@ func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error
 			return nil, err
 		}
 	}
+	built, err := ws.buildable(dir, hidden)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, built...)
 	slices.Sort(files)
 	return slices.Compact(files), nil
+}
+
+// hiddenDir reports whether a slash-separated relative directory lies in
+// a directory that ./... skips: testdata, or one whose name starts with
+// "_".
+func hiddenDir(rel string) bool {
+	for elem := range strings.SplitSeq(rel, "/") {
+		if elem == "testdata" || strings.HasPrefix(elem, "_") {
+			return true
+		}
+	}
+	return false
+}
+
+// isFixture reports whether dir is a directory of deliberate violations of
+// authority.conf, relative to the workspace root.
+func (ws *workspace) isFixture(dir string) bool {
+	rel, err := filepath.Rel(ws.root, dir)
+	return err == nil && !strings.HasPrefix(rel, "..") && authority.Default.IsFixture(filepath.ToSlash(rel))
+}
+
+// buildable returns the files among files whose package the go command
+// can build in the default configuration: a directory of Go files under
+// testdata that does not build (inputs of a parser's tests, analysistest
+// packages in GOPATH layout) cannot run, and holds nothing to analyze.
+func (ws *workspace) buildable(dir string, files []string) ([]string, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var dirs []string
+	for _, f := range files {
+		dirs = append(dirs, filepath.Dir(f))
+	}
+	slices.Sort(dirs)
+	dirs = slices.Compact(dirs)
+	args := []string{"list", "-e", "-json=Dir,Error,DepsErrors,Incomplete"}
+	for _, d := range dirs {
+		rel, err := filepath.Rel(dir, d)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "./"+filepath.ToSlash(rel))
+	}
+	out, err := goCmd(dir, args...)
+	if err != nil {
+		return nil, err
+	}
+	ok := make(map[string]bool)
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() {
+		var p struct {
+			Dir        string
+			Error      *struct{ Err string }
+			DepsErrors []struct{ Err string }
+			Incomplete bool
+		}
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("go list: %w", err)
+		}
+		ok[p.Dir] = p.Error == nil && len(p.DepsErrors) == 0 && !p.Incomplete
+	}
+	var built []string
+	for _, f := range files {
+		if ok[filepath.Dir(f)] {
+			built = append(built, f)
+		}
+	}
+	return built, nil
 }
 
 // unseen returns the files that no analyzed package holds.

@@ -112,6 +112,10 @@ func TestAudit(t *testing.T) {
 		{"etcd elsewhere", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/core/storage/etcd", "/r/graph/etcd"}}, false},
 		{"etcd in another repository", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/core/storage/etcd", "/s/core/storage/etcd"}}, false},
 		{"look-alike modules are not the authority's", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/core/storage/contrib", "/x/contrib"}}, true},
+		{"a placed module in place", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/jobs", "/r/jobs"}}, true},
+		{"a placed module elsewhere", []module{{"telha.dev/core", "/r/core"}, {"telha.dev/jobs", "/r/evil/jobs"}}, false},
+		{"a placed module, no authority to place it by", []module{{"telha.dev/jobs", "/x/jobs"}}, true},
+		{"a module named above a placed one", []module{{"telha.dev/core", "/r/core"}, {"telha.dev", "/r/evil"}}, true},
 	}
 	for _, tt := range tests {
 		ws := &workspace{root: "/r", work: true, modules: tt.modules}
@@ -247,6 +251,85 @@ func TestLikelyPackages(t *testing.T) {
 	} {
 		if got := ws.likelyPackages(tt.build, files); !slices.Equal(got, tt.want) {
 			t.Errorf("build %s: %q, want %q", tt.build, got, tt.want)
+		}
+	}
+}
+
+// TestSourceFilesHidden covers the packages under testdata and "_"
+// directories that the go command can build (go run ./_tools/dump), and
+// only those: not those that do not build, nor the fixtures of
+// authority.conf.
+func TestSourceFilesHidden(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.work":                          "go 1.26.0\n\nuse (\n\t./a\n\t./cmd\n)\n",
+		"a/go.mod":                         "module example.com/a\n\ngo 1.26.0\n",
+		"a/a.go":                           "package a\n",
+		"a/_tools/dump/main.go":            "package main\n\nfunc main() {}\n",
+		"a/testdata/run/main.go":           "package main\n\nfunc main() {}\n",
+		"a/testdata/broken/broken.go":      "package broken\n\nimport \"nonexistent.example/x\"\n\nvar _ = x.Y\n",
+		"a/testdata/src/in/in.go":          "this is not Go\n",
+		"a/.hidden/h.go":                   "package h\n",
+		"cmd/go.mod":                       "module telha.dev/cmd\n\ngo 1.26.0\n",
+		"cmd/telhavet/testdata/bad/bad.go": "package bad\n",
+	})
+	t.Setenv("GOWORK", "")
+	ws, err := findWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns, err := ws.expandPatterns(root, []string{"./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := ws.sourceFiles(root, patterns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		got = append(got, filepath.ToSlash(rel))
+	}
+	if want := []string{"a/_tools/dump/main.go", "a/a.go", "a/testdata/run/main.go"}; !slices.Equal(got, want) {
+		t.Errorf("sourceFiles = %q, want %q", got, want)
+	}
+}
+
+// TestAsked decides whose findings are reported: an external test package
+// counts as the package it tests, however go vet names it ("p_test" or
+// "p_test [p.test]"), also at the root of a module, where no pattern
+// "p/..." matches "p_test".
+func TestAsked(t *testing.T) {
+	root := writeWorkspace(t)
+	t.Setenv("GOWORK", "")
+	ws, err := findWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(pkg, file string) diagnostic {
+		return diagnostic{Package: pkg, file: filepath.Join(root, filepath.FromSlash(file))}
+	}
+	tests := []struct {
+		patterns []string
+		d        diagnostic
+		want     bool
+	}{
+		{[]string{"./a/..."}, at("example.com/a_test", "a/x_test.go"), true},
+		{[]string{"./a/..."}, at("example.com/a_test [example.com/a.test]", "a/x_test.go"), true},
+		{[]string{"./a/..."}, at("example.com/a [example.com/a.test]", "a/x_test.go"), true},
+		{[]string{"./a/sub/..."}, at("example.com/a/sub_test", "a/sub/x_test.go"), true},
+		{[]string{"./a/sub/..."}, at("example.com/a_test", "a/x_test.go"), false},
+		{[]string{"./b/c/..."}, at("example.com/a_test", "a/x_test.go"), false},
+		{[]string{"./a"}, at("example.com/a_test", "a/x_test.go"), true},
+		{[]string{"./a"}, at("example.com/a/sub", "a/sub/sub.go"), false},
+		// A package that merely has a name ending in _test, elsewhere.
+		{[]string{"./a"}, at("example.com/a_test", "a_test/x.go"), false},
+		{[]string{"./b/c/..."}, at("example.com/a/testdata/x", "a/testdata/x/x.go"), true},
+	}
+	for _, tt := range tests {
+		if got := ws.asked(root, tt.patterns, tt.d); got != tt.want {
+			t.Errorf("asked(%q, %s at %s) = %v, want %v", tt.patterns, tt.d.Package, tt.d.file, got, tt.want)
 		}
 	}
 }
