@@ -57,6 +57,7 @@ func (c *checker) report(capability string, rng analysis.Range, format string, a
 		return
 	}
 	c.reported[at] = true
-	advice := fmt.Sprintf("use the exported API of the key authority, or grant %s the capability %q in analyzers/authority/authority.conf with the reason", c.pkg.Home(), capability)
-	c.p.Reportf(rng, advice, "%s, capability %q, not granted to this package,", fmt.Sprintf(format, args...), capability)
+	home := c.pkg.Home()
+	advice := fmt.Sprintf("do without it, or grant it in analyzers/authority/authority.conf with the reason: grant %s %s <reason>", home, capability)
+	c.p.Reportf(rng, advice, "%s, capability %s, not granted to %s,", fmt.Sprintf(format, args...), capability, home)
 }

@@ -6,7 +6,7 @@ package asmraw
 import "telha.dev/core/storage"
 
 // readOptions is implemented in asmraw_amd64.s, without the authority's
-// types. Near miss.
+// types: the assembly is reported (capability asm), not the declaration.
 func readOptions() uintptr
 
 // poke writes into a key from assembly.

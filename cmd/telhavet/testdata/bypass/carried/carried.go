@@ -14,6 +14,6 @@ func Job() storage.Key {
 }
 
 // Boxed takes a box of one.
-func Boxed(b carrier.Box[carrier.Outer]) storage.ScanRange { // bypass
+func Boxed(b carrier.Box[carrier.Outer]) storage.ScanRange {
 	return b.V.Inner.FullFamily(storage.Jobs) // bypass
 }

@@ -9,9 +9,9 @@ package cgoraw
 // static rocksdb_t* open_db(const char* path, char** err) { // bypass
 // 	return rocksdb_open(rocksdb_options_create(), path, err); // bypass
 // }
-import "C"
+import "C" // bypass
 
-import "unsafe"
+import "unsafe" // bypass
 
 // Open opens a store's files directly.
 func Open(path string) unsafe.Pointer {

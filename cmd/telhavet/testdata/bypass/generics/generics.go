@@ -4,7 +4,7 @@ package generics
 import "telha.dev/core/storage"
 
 type viewer interface {
-	View() []byte // bypass
+	View() []byte
 }
 
 func raw[V viewer](v V) []byte { return v.View() }

@@ -1,15 +1,15 @@
 // Package helpers passes what it is given on to reflect and unsafe. It
-// names nothing of the authority: nothing here is reported.
+// names nothing of the authority: only its capabilities are reported.
 package helpers
 
 import (
 	"reflect"
-	"unsafe"
+	"unsafe" // bypass
 )
 
 // Method calls a method by name.
 func Method(v any, name string) []reflect.Value {
-	return reflect.ValueOf(v).MethodByName(name).Call(nil)
+	return reflect.ValueOf(v).MethodByName(name).Call(nil) // bypass
 }
 
 // Cast reinterprets memory.

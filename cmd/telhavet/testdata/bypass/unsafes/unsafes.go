@@ -2,7 +2,7 @@
 package unsafes
 
 import (
-	"unsafe"
+	"unsafe" // bypass
 
 	"telha.dev/bypass/helpers"
 	"telha.dev/core/storage"
