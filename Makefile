@@ -26,7 +26,7 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test unit properties gate build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
+.PHONY: deps test unit properties gate agree build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -42,8 +42,9 @@ deps:
 	@for m in $(MODULES); do (cd $$m && $(GO) mod download); done
 
 ## test: deps, then every module's tests (-race), the property suite, the
-## telhavet gate and the test of its scaling benchmark.
-test: deps unit properties gate bench-scale-test
+## telhavet gate, the agreement of its three drivers and the test of its
+## scaling benchmark.
+test: deps unit properties gate agree bench-scale-test
 
 unit:
 	$(GO) test -race -timeout 20m $(PACKAGES)
@@ -131,10 +132,14 @@ $(GOLANGCI_LINT): tools/golangci/main.go tools/golangci/go.mod tools/golangci/go
 		analyzers/authority/authority.conf $(shell find analyzers -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*')
 	cd tools/golangci && GOWORK=off $(GO) build -o $(GOLANGCI_LINT) .
 
-## lint: the custom golangci-lint on every module, and proof on the two
-## fixtures that the plugin reports exactly what telhavet reports.
-lint: $(GOLANGCI_LINT) telhavet
-	tools/golangci/lint.sh $(GOLANGCI_LINT) $(TELHAVET)
+## agree: telhavet, go vet -vettool and the golangci-lint plugin report the
+## same findings on the two fixtures (tools/golangci, outside go.work).
+agree: $(GOLANGCI_LINT) telhavet
+	cd tools/golangci && GOWORK=off TELHAVET=$(TELHAVET) GOLANGCI_LINT=$(GOLANGCI_LINT) $(GO) test -count=1 -timeout 20m -run '^TestAgree$$' .
+
+## lint: the custom golangci-lint on every module, then agree.
+lint: $(GOLANGCI_LINT) agree
+	tools/golangci/lint.sh $(GOLANGCI_LINT)
 
 ## docs: regenerate docs/key-layout.md from the code.
 docs:

@@ -1,48 +1,55 @@
 package capability
 
 import (
-	"os"
+	"go/ast"
 	"path/filepath"
-	"regexp"
+	"slices"
+	"strings"
 
 	"telha.dev/analyzers/authority"
 	"telha.dev/analyzers/internal/native"
 	"telha.dev/analyzers/internal/rule"
 )
 
-// textDirective starts the definition of a function in Go assembly.
-var textDirective = regexp.MustCompile(`^\s*TEXT\b`)
-
 // assembly reports the code of the package outside Go, in the files the
 // build compiles (those of other architectures are analyzed in the builds
-// of telhavet.builds that compile them): each function that an assembly
-// file defines, at its TEXT directive, or the file's first line if it
-// defines none; each object file, at its start.
-func (c *checker) assembly() {
+// of telhavet.builds that compile them), on the Go lines that bring it in,
+// which every driver can show (golangci-lint drops findings in non-Go
+// files): each function declared without a body, implemented in an
+// assembly file, or the package's first line if none is declared; each
+// object file, at the package's first import "C" or first line.
+func (c *checker) assembly(files []*ast.File) {
+	var asm, objects []string
 	for _, name := range c.p.OtherFiles {
 		switch filepath.Ext(name) {
 		case ".s", ".S", ".sx":
-			data, err := os.ReadFile(name)
-			if err != nil {
-				continue
-			}
-			lines := native.FileLines(c.p.Fset, name, data)
-			texts := 0
-			for _, l := range lines {
-				if textDirective.MatchString(l.Text) {
-					texts++
-					c.report(authority.Asm, rule.At(l.Pos), "assembly in %s", filepath.Base(name))
-				}
-			}
-			if texts == 0 && len(lines) > 0 {
-				c.report(authority.Asm, rule.At(lines[0].Pos), "assembly file %s", filepath.Base(name))
-			}
+			asm = append(asm, filepath.Base(name))
 		case ".syso":
-			data, err := os.ReadFile(name)
-			if err != nil {
+			objects = append(objects, filepath.Base(name))
+		}
+	}
+	for _, name := range objects {
+		c.report(authority.Asm, rule.At(native.Anchor(files)), "object file %s", name)
+	}
+	if len(asm) == 0 {
+		return
+	}
+	linked := make(map[string]bool) // implemented by //go:linkname, reported as such
+	for _, link := range native.Linknames(files) {
+		linked[link.Local] = true
+	}
+	declared := false
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body != nil || linked[fn.Name.Name] {
 				continue
 			}
-			c.report(authority.Asm, rule.At(native.AddFile(c.p.Fset, name, data).LineStart(1)), "object file %s", filepath.Base(name))
+			declared = true
+			c.report(authority.Asm, fn.Name, "function %s, implemented in assembly (%s)", fn.Name.Name, strings.Join(asm, ", "))
 		}
+	}
+	if !declared {
+		c.report(authority.Asm, rule.At(native.Anchor(files)), "assembly (%s)", strings.Join(slices.Compact(asm), ", "))
 	}
 }

@@ -41,7 +41,7 @@ func run(p *rule.Pass) {
 	files := native.Files(p.Fset, p.Files)
 	c.imports(files)
 	c.linknames(files)
-	c.assembly()
+	c.assembly(files)
 	c.dynamicLoading(files)
 	c.reflection()
 }

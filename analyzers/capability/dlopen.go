@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"fmt"
 	"go/ast"
 	"os"
 	"path/filepath"
@@ -51,14 +52,16 @@ func (c *checker) dynamicLoading(files []*ast.File) {
 		if err != nil {
 			continue
 		}
-		var lines []native.CLine
+		var calls []string
 		for i, l := range strings.Split(native.StripCComments(string(data)), "\n") {
 			if m := loaderCall.FindStringSubmatch(l); m != nil {
-				if lines == nil {
-					lines = native.FileLines(c.p.Fset, name, data)
-				}
-				c.report(authority.Dlopen, rule.At(lines[i].Pos), "%s in %s", m[1], filepath.Base(name))
+				calls = append(calls, fmt.Sprintf("%s at line %d", m[1], i+1))
 			}
+		}
+		if len(calls) > 0 {
+			// On the Go line that compiles the file: golangci-lint drops
+			// findings in non-Go files.
+			c.report(authority.Dlopen, rule.At(native.Anchor(files)), "%s in %s", strings.Join(calls, ", "), filepath.Base(name))
 		}
 	}
 	for _, cn := range native.CNames(files) {

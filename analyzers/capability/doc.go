@@ -20,19 +20,25 @@
 //	grant telha.dev/vector/internal/kernel asm AVX2 distance kernels, reviewed with the vector owners
 //
 // Outside the authority, in the packages of the workspace's modules,
-// capability reports, each where it happens, once per cause:
+// capability reports, each on the Go line that does it (a finding in a C
+// or assembly file goes on the Go line that brings the file in, which
+// every driver shows: golangci-lint drops findings in non-Go files), once
+// per cause:
 //   - unsafe: an import of "unsafe" (a blank import only enables
 //     //go:linkname, which is reported itself);
 //   - cgo: an import of "C";
 //   - linkname: every //go:linkname directive, in any Go file, one that
 //     claims to be generated included (only the files cgo writes for a
 //     package in its build directory are cgo's own);
-//   - asm: every TEXT directive of an assembly file (.s, .S, .sx) that
-//     the build compiles, and every object file (.syso);
+//   - asm: the assembly files (.s, .S, .sx) and object files (.syso) that
+//     the build compiles: each function declared without a body, which
+//     assembly implements, or the package clause if none is declared;
+//     each object file, at the package's import "C" or first line;
 //   - plugin: an import of "plugin";
 //   - dlopen: loading a shared library at run time: a call of dlopen,
-//     dlmopen, dlsym or dlvsym in the package's C code or from Go through
-//     cgo, an import of github.com/ebitengine/purego, and Windows'
+//     dlmopen, dlsym or dlvsym in a cgo preamble, in a C file of the
+//     package (at its import "C", the lines in the message), or from Go
+//     through cgo; an import of github.com/ebitengine/purego; Windows'
 //     LoadLibrary, LoadDLL and their kin in syscall and
 //     golang.org/x/sys/windows;
 //   - reflect: reflect.NewAt, reflect.SliceHeader, reflect.StringHeader,

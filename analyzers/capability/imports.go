@@ -9,47 +9,39 @@ import (
 )
 
 // importCapabilities are the capabilities that importing a package gives,
-// by import path ("C" stands for cgo's import).
+// by import path (cgo's import "C" aside).
 var importCapabilities = map[string]string{
 	"unsafe": authority.Unsafe,
-	"C":      authority.Cgo,
 	"plugin": authority.Plugin,
 	// purego calls C functions of libraries it loads by name, without cgo.
 	"github.com/ebitengine/purego": authority.Dlopen,
 }
 
 // imports reports the imports that give a capability: one finding per
-// import. In a file that cgo generated from an author's file (x.cgo1.go),
-// import "C" stands as a blank import of unsafe: the one that keeps the
-// preamble as its doc comment, or the first.
+// import (cgo's, in the files cgo generates, as native.CgoImport finds it).
 func (c *checker) imports(files []*ast.File) {
 	for _, f := range files {
-		var cgoImport *ast.ImportSpec
-		for _, imp := range f.Imports {
-			path, err := strconv.Unquote(imp.Path.Value)
-			if err != nil {
-				continue
-			}
-			blank := imp.Name != nil && imp.Name.Name == "_"
-			switch {
-			case path == "unsafe" && blank:
-				// Only //go:linkname needs it, and each directive is
-				// reported; in cgo's output, it may be import "C".
-				if native.IsCgoOutput(f) && (cgoImport == nil || cgoImport.Doc == nil && imp.Doc != nil) {
-					cgoImport = imp
-				}
-			case importCapabilities[path] != "":
-				c.report(importCapabilities[path], imp, "import of %q", path)
-			default:
-				for prefix, capability := range importCapabilities {
-					if below(path, prefix) {
-						c.report(capability, imp, "import of %q", path)
-					}
-				}
-			}
-		}
+		cgoImport := native.CgoImport(f)
 		if cgoImport != nil {
 			c.report(authority.Cgo, cgoImport, `import "C"`)
+		}
+		for _, imp := range f.Imports {
+			path, err := strconv.Unquote(imp.Path.Value)
+			if err != nil || imp == cgoImport || path == "C" {
+				continue
+			}
+			if path == "unsafe" && imp.Name != nil && imp.Name.Name == "_" {
+				continue // only //go:linkname needs it, and each directive is reported
+			}
+			if capability := importCapabilities[path]; capability != "" {
+				c.report(capability, imp, "import of %q", path)
+				continue
+			}
+			for prefix, capability := range importCapabilities {
+				if below(path, prefix) {
+					c.report(capability, imp, "import of %q", path)
+				}
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package rawiter
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"telha.dev/analyzers/internal/native"
@@ -17,10 +19,12 @@ import (
 
 // checkCgo reports the cgo of the package that reaches an engine's C
 // library, reading C code and cgo directives, never comments:
-//   - the lines of its preambles and C, C++, header and assembly files
-//     that name the library, or include (#include "x.h", found beside the
-//     file or in an -I directory of its #cgo CFLAGS) a header that does,
-//     transitively, and its object files that mention it;
+//   - the lines of its preambles that name the library, or include
+//     (#include "x.h", found beside the file or in an -I directory of its
+//     #cgo CFLAGS) a header that does, transitively; its C, C++, header
+//     and assembly files that do, and its object files that mention it, at
+//     the import "C" that compiles them (the lines of the file in the
+//     message: golangci-lint drops findings in non-Go files);
 //   - the Go uses of C names that contain the library's name
 //     (C.rocksdb_open), or that name a function, macro or type that the
 //     package's C code defines in terms of the library, directly or
@@ -49,6 +53,9 @@ func checkCgo(p *rule.Pass, files []*ast.File, sources []string) {
 			c.code.WriteString(l.Text + "\n")
 		}
 	}
+	// Findings about the C side go on the Go line that brings it in (the
+	// import "C"): golangci-lint drops findings in non-Go files.
+	anchor := rule.At(native.Anchor(files))
 	for _, name := range sources {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -56,20 +63,19 @@ func checkCgo(p *rule.Pass, files []*ast.File, sources []string) {
 		}
 		if filepath.Ext(name) == ".syso" {
 			if lib := p.Config.CLib(string(data)); lib != "" {
-				tf := native.AddFile(p.Fset, name, data)
-				p.Reportf(rule.At(tf.LineStart(1)), advice, "object file %s mentions %s, the C library of an engine,", filepath.Base(name), lib)
+				p.Reportf(anchor, advice, "object file %s mentions %s, the C library of an engine,", filepath.Base(name), lib)
 			}
 			continue
 		}
-		var fileLines []native.CLine
+		lib, lines := "", []string(nil)
 		for i, l := range strings.Split(native.StripCComments(string(data)), "\n") {
-			if why := c.line(l, []string{filepath.Dir(name)}); why != "" {
-				if fileLines == nil {
-					fileLines = native.FileLines(p.Fset, name, data)
-				}
-				p.Reportf(rule.At(fileLines[i].Pos), advice, "%s %s", filepath.Base(name), why)
+			if l := c.lineLib(l, []string{filepath.Dir(name)}); l != "" {
+				lib, lines = cmp.Or(lib, l), append(lines, strconv.Itoa(i+1))
 			}
 			c.code.WriteString(l + "\n")
+		}
+		if lib != "" {
+			p.Reportf(anchor, advice, "%s, on lines %s, uses %s, the C library of an engine,", filepath.Base(name), strings.Join(lines, ", "), lib)
 		}
 	}
 	c.define()
@@ -127,6 +133,16 @@ func (c *cCode) line(line string, dirs []string) string {
 		return fmt.Sprintf("includes %s, which uses %s, the C library of an engine,", name, lib)
 	}
 	return ""
+}
+
+// lineLib returns the engine library that a line of C code, without
+// comments, reaches (see line), or "".
+func (c *cCode) lineLib(line string, dirs []string) string {
+	if lib := c.p.Config.CLib(line); lib != "" {
+		return lib
+	}
+	_, lib := c.included(line, dirs)
+	return lib
 }
 
 // included returns the header that an #include line names and the engine

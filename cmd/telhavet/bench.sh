@@ -27,7 +27,7 @@ vet="-appends -asmdecl -assign -atomic -bools -buildtag -cgocall -composites
 -slog -stdmethods -stdversion -stringintconv -structtag -tests
 -testinggoroutine -timeformat -unmarshal -unreachable -unsafeptr
 -unusedresult -waitgroup"
-telha="-rawiter -bytekey -systemscope"
+telha=$("$tv" rules | sed 's/^/-/' | tr '\n' ' ')
 nonce=$(date +%s)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

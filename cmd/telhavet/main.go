@@ -8,6 +8,10 @@
 //	telhavet [flags] [packages]
 //	go vet -vettool=$(command -v telhavet) [vet flags] [packages]
 //	telhavet help [analyzer]
+//	telhavet rules
+//
+// "telhavet rules" prints the names of the Telha rules, one per line, for
+// scripts: go vet selects them with -NAME flags.
 //
 // Run directly, telhavet drives go vet with itself as the vet tool, so
 // that the go command's build and vet caches make a run cost what changed
@@ -27,8 +31,8 @@
 //   - the modules of the key authority must be where authority.conf places
 //     them, relative to the go.work root.
 //
-// Run by go vet, it speaks go vet's unit protocol; there, -rawiter -bytekey
-// -systemscope select the Telha rules alone.
+// Run by go vet, it speaks go vet's unit protocol; there, a -NAME flag per
+// Telha rule (telhavet rules) selects the Telha rules alone.
 //
 // Flags of the direct mode:
 //
@@ -70,6 +74,10 @@ import (
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("telhavet: ")
+	if len(os.Args) == 2 && os.Args[1] == "rules" {
+		fmt.Println(strings.Join(telhaRules(), "\n"))
+		return
+	}
 	if unitMode(os.Args[1:]) {
 		if os.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(vetToolMemoryLimit)
@@ -131,7 +139,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: telhavet [flags] [packages]\n"+
 			"       go vet -vettool=$(command -v telhavet) [packages]\n"+
-			"       telhavet help [analyzer]\n\nflags:\n")
+			"       telhavet help [analyzer]\n"+
+			"       telhavet rules\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

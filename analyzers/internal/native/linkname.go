@@ -15,6 +15,7 @@ import (
 // a Go declaration without a body, whose signature says what it takes.
 type Link struct {
 	Pos    token.Pos // the directive
+	Local  string    // the local name the directive gives a symbol
 	Symbol string    // the symbol as written: "telha.dev/core/storage.(*Key).init"; "" for the one-argument form
 	Pkg    string    // the import path of the package the symbol belongs to; "" for the one-argument form
 }
@@ -43,7 +44,11 @@ func Linknames(files []*ast.File) []Link {
 					continue
 				}
 				link := Link{Pos: c.Pos()}
-				if fields := strings.Fields(rest); len(fields) == 2 {
+				fields := strings.Fields(rest)
+				if len(fields) > 0 {
+					link.Local = fields[0]
+				}
+				if len(fields) == 2 {
 					link.Symbol, link.Pkg = fields[1], SymbolPackage(fields[1])
 				}
 				out = append(out, link)

@@ -95,6 +95,42 @@ func fileName(fset *token.FileSet, f *ast.File) string {
 	return ""
 }
 
+// CgoImport returns the import "C" of a file, or nil: in a file that cgo
+// generated from an author's file (x.cgo1.go), import "C" stands as a
+// blank import of unsafe, the one that keeps the preamble as its doc
+// comment, or the first. It is where a finding about the package's C code
+// goes: the Go line that brings it in, which every driver shows.
+func CgoImport(f *ast.File) *ast.ImportSpec {
+	var blank *ast.ImportSpec
+	for _, imp := range f.Imports {
+		switch {
+		case imp.Path.Value == `"C"`:
+			return imp
+		case IsCgoOutput(f) && imp.Path.Value == `"unsafe"` && imp.Name != nil && imp.Name.Name == "_":
+			if blank == nil || blank.Doc == nil && imp.Doc != nil {
+				blank = imp
+			}
+		}
+	}
+	return blank
+}
+
+// Anchor returns the Go line where a finding about a non-Go file of the
+// package goes: the first import "C" of the files, or else the package
+// clause of the first file. Drivers such as golangci-lint drop findings in
+// non-Go files.
+func Anchor(files []*ast.File) token.Pos {
+	for _, f := range files {
+		if imp := CgoImport(f); imp != nil {
+			return imp.Pos()
+		}
+	}
+	if len(files) > 0 {
+		return files[0].Package
+	}
+	return token.NoPos
+}
+
 // Preambles returns the cgo preambles of the files: the comments before
 // `import "C"`, which cgo keeps, in the files it generates, before the
 // `import _ "unsafe"` that stands in for it.

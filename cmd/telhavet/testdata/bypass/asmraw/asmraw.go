@@ -6,8 +6,8 @@ package asmraw
 import "telha.dev/core/storage"
 
 // readOptions is implemented in asmraw_amd64.s, without the authority's
-// types: the assembly is reported (capability asm), not the declaration.
-func readOptions() uintptr
+// types: a capability all the same.
+func readOptions() uintptr // bypass
 
 // poke writes into a key from assembly.
 func poke(k *storage.Key, b byte) // bypass
