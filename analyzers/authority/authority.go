@@ -21,8 +21,20 @@ import (
 //go:embed authority.conf
 var conf string
 
-// Default is the configuration of this repository, from authority.conf.
-var Default = mustParse(conf)
+// Default is the configuration of this repository, from authority.conf,
+// and Err the error that reading it gave: a malformed line (a grant
+// without a reason, an unknown capability, a module placed twice) leaves
+// Default empty, every rule fails on every package with Err, and telhavet
+// stops at once, naming the line. A typo cannot lift a restriction.
+var Default, Err = parseDefault(conf)
+
+func parseDefault(text string) (*Config, error) {
+	c, err := Parse(text)
+	if err != nil {
+		return &Config{text: text}, err
+	}
+	return c, nil
+}
 
 // Config is the authority and what only it may use.
 type Config struct {

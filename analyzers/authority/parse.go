@@ -66,6 +66,9 @@ func (c *Config) add(verb string, args []string) error {
 	if n >= 0 && len(args) != n {
 		return fmt.Errorf("%s takes %d arguments, got %d", verb, n, len(args))
 	}
+	if verb == "grant" && len(args) == 2 {
+		return fmt.Errorf("grant %s %s: give the reason for the grant on its line", args[0], args[1])
+	}
 	if n < 0 && len(args) < -n {
 		return fmt.Errorf("%s takes at least %d arguments, got %d", verb, -n, len(args))
 	}
@@ -158,12 +161,4 @@ func checkRelative(p string) error {
 		return fmt.Errorf("%q is not a clean relative slash-separated path", p)
 	}
 	return nil
-}
-
-func mustParse(text string) *Config {
-	c, err := Parse(text)
-	if err != nil {
-		panic(err)
-	}
-	return c
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
 
+	"telha.dev/analyzers/authority"
 	"telha.dev/analyzers/suite"
 )
 
@@ -31,6 +32,9 @@ type Settings struct{}
 func New(settings any) (register.LinterPlugin, error) {
 	if _, err := register.DecodeSettings[Settings](settings); err != nil {
 		return nil, fmt.Errorf("%s settings: %w", Name, err)
+	}
+	if authority.Err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, authority.Err)
 	}
 	return telhaPlugin{}, nil
 }

@@ -83,7 +83,10 @@ func main() {
 			debug.SetMemoryLimit(vetToolMemoryLimit)
 		}
 		os.Args = append(os.Args[:1], unitArgs(os.Args[1:])...)
-		unitchecker.Main(bundle()...) // never returns
+		unitchecker.Main(bundle()...) // never returns; with a malformed authority.conf every rule fails
+	}
+	if authority.Err != nil {
+		log.Fatal(authority.Err) // compiled in: rebuild telhavet once authority.conf is fixed
 	}
 	os.Exit(run(os.Args[1:]))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,4 +269,57 @@ func diffLines(want, got []string) string {
 		return "the same lines, repeated a different number of times"
 	}
 	return b.String()
+}
+
+// TestMalformedConf builds telhavet with a grant that gives no reason in
+// authority.conf (through -overlay, as a reviewer's typo would be compiled
+// in): it must stop at once, exit 1 and name the line, as a malformed mark
+// does, rather than lift or keep a restriction silently; go vet with it as
+// its tool fails too.
+func TestMalformedConf(t *testing.T) {
+	t.Parallel()
+	conf, err := filepath.Abs("../../analyzers/authority/authority.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "authority.conf")
+	overlay := filepath.Join(dir, "overlay.json")
+	writeFiles(t, dir, map[string]string{
+		"authority.conf": string(data) + "grant telha.dev/jobs unsafe\n",
+		"overlay.json":   `{"Replace": {"` + conf + `": "` + bad + `"}}`,
+		"ws/go.mod":      "module example.com/ws\n\ngo 1.26.0\n",
+		"ws/ws.go":       "package ws\n",
+	})
+	bin := filepath.Join(dir, "telhavet")
+	if out, err := exec.Command("go", "build", "-overlay", overlay, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	lines := strings.Count(string(data), "\n") + 1
+	want := fmt.Sprintf("authority.conf:%d: grant telha.dev/jobs unsafe: give the reason", lines)
+	for _, args := range [][]string{{bin, "./..."}, {"go", "vet", "-vettool=" + bin, "./..."}} {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = filepath.Join(dir, "ws")
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		if code := exitCode(t, err); code == 0 || args[0] == bin && code != 1 || !strings.Contains(string(out), want) {
+			t.Errorf("%s exited %d with\n%s\nwant a failure (1 for telhavet) and %q", strings.Join(args, " "), code, out, want)
+		}
+	}
+}
+
+// TestRules lists the Telha rules for scripts.
+func TestRules(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command(buildTelhavet(t), "rules").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(out)); !slices.Equal(got, telhaRules()) {
+		t.Errorf("telhavet rules = %q, want %q", got, telhaRules())
+	}
 }

@@ -42,6 +42,9 @@ func New(name, doc string, check, native func(*Pass), requires ...*analysis.Anal
 		Doc:      Doc(doc, name),
 		Requires: slices.Concat([]*analysis.Analyzer{inspect.Analyzer, marks.Analyzer}, requires),
 		Run: func(pass *analysis.Pass) (any, error) {
+			if authority.Err != nil {
+				return nil, authority.Err
+			}
 			set := pass.ResultOf[marks.Analyzer].(*marks.Set)
 			if set.Inside || !InModule(pass) || authority.Default.IsBinding(pass.Pkg.Path()) || isTestMain(pass) {
 				return nil, nil
