@@ -40,6 +40,7 @@ func run(p *rule.Pass) {
 	c := &checker{p: p, pkg: marks.PackageOf(p.Pass), reported: make(map[reportedLine]bool)}
 	files := native.Files(p.Fset, p.Files)
 	c.imports(files)
+	c.pointers(files)
 	c.linknames(files)
 	c.assembly(files)
 	c.dynamicLoading(files)

@@ -2,10 +2,12 @@ package capability
 
 import (
 	"go/ast"
+	"path/filepath"
 	"strconv"
 
 	"telha.dev/analyzers/authority"
 	"telha.dev/analyzers/internal/native"
+	"telha.dev/analyzers/internal/rule"
 )
 
 // importCapabilities are the capabilities that importing a package gives,
@@ -20,6 +22,10 @@ var importCapabilities = map[string]string{
 // imports reports the imports that give a capability: one finding per
 // import (cgo's, in the files cgo generates, as native.CgoImport finds it).
 func (c *checker) imports(files []*ast.File) {
+	for _, name := range swigFiles(c.p.OtherFiles) {
+		// The go command runs SWIG on it, which writes cgo.
+		c.report(authority.Cgo, rule.At(native.Anchor(files)), "SWIG file %s", name)
+	}
 	for _, f := range files {
 		cgoImport := native.CgoImport(f)
 		if cgoImport != nil {
@@ -51,4 +57,17 @@ func (c *checker) imports(files []*ast.File) {
 func below(p, prefix string) bool {
 	_, ok := authority.Below(p, prefix)
 	return ok && p != prefix
+}
+
+// swigFiles returns the base names of the SWIG files among the package's
+// other files. (A package with one does not build without SWIG, so the
+// rule's testdata cannot hold one: swigFiles is tested on its own.)
+func swigFiles(names []string) []string {
+	var out []string
+	for _, name := range names {
+		if ext := filepath.Ext(name); ext == ".swig" || ext == ".swigcxx" {
+			out = append(out, filepath.Base(name))
+		}
+	}
+	return out
 }
