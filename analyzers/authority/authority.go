@@ -142,6 +142,14 @@ func (p Package) Home() string {
 // originals) do not place a package; a package with no file where it
 // should be is outside.
 func (c *Config) Contains(p Package) bool {
+	_, ok := c.Root(p)
+	return ok
+}
+
+// Root returns the root of the repository that holds p, if p is in the
+// authority: the directory of its files less the tree's directory for it.
+// Facades and grants place packages below that root.
+func (c *Config) Root(p Package) (string, bool) {
 	home := p.Home()
 	for _, t := range c.Trees {
 		if p.Module == "" || p.Module != t.Module {
@@ -151,14 +159,23 @@ func (c *Config) Contains(p Package) bool {
 		if !ok || !within(rel, t.Path) || ignoredDir(rel) {
 			continue
 		}
-		want := path.Join(t.Dir, rel)
-		for _, f := range p.Files {
-			if endsWithDir(path.Dir(filepath.ToSlash(f)), want) {
-				return true
-			}
+		if root, ok := rootOf(p.Files, path.Join(t.Dir, rel)); ok {
+			return root, true
 		}
 	}
-	return false
+	return "", false
+}
+
+// rootOf returns, for the first of files whose directory ends with the
+// relative directory want, that directory less want.
+func rootOf(files []string, want string) (string, bool) {
+	for _, f := range files {
+		dir := path.Dir(filepath.ToSlash(f))
+		if rest, ok := strings.CutSuffix(dir, want); ok && (rest == "" || strings.HasSuffix(rest, "/")) {
+			return strings.TrimSuffix(rest, "/"), true
+		}
+	}
+	return "", false
 }
 
 // ModuleOf returns the module of the repository whose package tree holds
@@ -178,9 +195,11 @@ func (c *Config) ModuleOf(p string) (Module, bool) {
 // to the module of the repository that holds ip (by its module path, not
 // by a prefix of it), its home is ip or lies below it, outside any
 // ignored directory, and one of its files lies in the matching directory
-// of that module. So a module telha.dev holding jobs/ is not
-// telha.dev/jobs, and neither is a module telha.dev/jobs/contrib.
-func (c *Config) Holds(ip string, tree bool, p Package) bool {
+// of that module, below root, the root of the repository (from Root), or
+// if root is "", in a directory that ends so. A module telha.dev holding
+// jobs/ is not telha.dev/jobs, and neither is a module telha.dev/jobs/contrib
+// nor, with a root, a module telha.dev/jobs of another repository.
+func (c *Config) Holds(ip string, tree bool, p Package, root string) bool {
 	m, ok := c.ModuleOf(ip)
 	if !ok || p.Module != m.Path {
 		return false
@@ -194,19 +213,15 @@ func (c *Config) Holds(ip string, tree bool, p Package) bool {
 	if ignoredDir(modRel) {
 		return false
 	}
-	want := path.Join(m.Dir, modRel)
-	for _, f := range p.Files {
-		if endsWithDir(path.Dir(filepath.ToSlash(f)), want) {
-			return true
-		}
-	}
-	return false
+	got, ok := rootOf(p.Files, path.Join(m.Dir, modRel))
+	return ok && (root == "" || got == root)
 }
 
-// Granted returns the grant of the capability to package p, if any.
-func (c *Config) Granted(p Package, capability string) (Grant, bool) {
+// Granted returns the grant of the capability to package p, if any; root
+// is the root of the repository, or "" if unknown (see Holds).
+func (c *Config) Granted(p Package, capability, root string) (Grant, bool) {
 	for _, g := range c.Grants {
-		if g.Capability == capability && c.Holds(g.Package, false, p) {
+		if g.Capability == capability && c.Holds(g.Package, false, p, root) {
 			return g, true
 		}
 	}
@@ -339,11 +354,4 @@ func ignoredDir(rel string) bool {
 		}
 	}
 	return false
-}
-
-// endsWithDir reports whether the slash-separated directory dir ends with
-// the relative directory want, element by element.
-func endsWithDir(dir, want string) bool {
-	rest, ok := strings.CutSuffix(dir, want)
-	return ok && (rest == "" || strings.HasSuffix(rest, "/"))
 }

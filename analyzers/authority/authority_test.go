@@ -8,6 +8,17 @@ import (
 	"telha.dev/analyzers/authority"
 )
 
+func TestRoot(t *testing.T) {
+	root, ok := authority.Default.Root(pkg("telha.dev/core/storage/rocksdb", "rocksdb", "telha.dev/core", "/src/telha/core/storage/rocksdb/engine.go"))
+	if !ok || root != "/src/telha" {
+		t.Errorf("Root = %q, %v; want /src/telha", root, ok)
+	}
+	root, ok = authority.Default.Root(pkg("telha.dev/core/storage/etcd/cluster", "cluster", "telha.dev/core/storage/etcd", "/r/core/storage/etcd/cluster/c.go"))
+	if !ok || root != "/r" {
+		t.Errorf("Root of the etcd module = %q, %v; want /r", root, ok)
+	}
+}
+
 func TestContains(t *testing.T) {
 	const repo = "/src/telha"
 	tests := []struct {
@@ -117,9 +128,18 @@ func TestHolds(t *testing.T) {
 		{"a module no line names", "telha.dev/graph", true, pkg("telha.dev/graph", "graph", "telha.dev/graph", repo+"/graph/g.go"), false},
 	}
 	for _, tt := range tests {
-		if got := c.Holds(tt.ip, tt.tree, tt.pkg); got != tt.want {
-			t.Errorf("%s: Holds(%q, %v, %+v) = %v, want %v", tt.name, tt.ip, tt.tree, tt.pkg, got, tt.want)
+		if got := c.Holds(tt.ip, tt.tree, tt.pkg, repo); got != tt.want {
+			t.Errorf("%s: Holds(%q, %v, %+v, %q) = %v, want %v", tt.name, tt.ip, tt.tree, tt.pkg, repo, got, tt.want)
 		}
+	}
+	// The root decides between two repositories laid out alike; without
+	// one, the layout alone does.
+	other := pkg("telha.dev/jobs", "jobs", "telha.dev/jobs", "/elsewhere/jobs/jobs.go")
+	if c.Holds("telha.dev/jobs", true, other, repo) {
+		t.Error("the jobs module of another repository is held with the root of this one")
+	}
+	if !c.Holds("telha.dev/jobs", true, other, "") {
+		t.Error("without a root, a module laid out as authority.conf says is not held")
 	}
 }
 

@@ -49,7 +49,7 @@ func run(p *rule.Pass) {
 
 // report reports the use of a capability at rng, unless it is granted.
 func (c *checker) report(capability string, rng analysis.Range, format string, args ...any) {
-	if _, ok := c.p.Config.Granted(c.pkg, capability); ok {
+	if _, ok := c.p.Config.Granted(c.pkg, capability, c.p.Marks.Root()); ok {
 		return
 	}
 	posn := c.p.Fset.Position(rng.Pos())

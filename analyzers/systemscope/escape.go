@@ -545,7 +545,7 @@ func enclosingFunc(stack []ast.Node) ast.Node {
 func checkReexports(p *rule.Pass) {
 	importer := marks.PackageOf(p.Pass)
 	module := ""
-	if m, ok := authority.Default.ModuleOf(importer.Home()); ok && authority.Default.Holds(m.Path, true, importer) {
+	if m, ok := authority.Default.ModuleOf(importer.Home()); ok && authority.Default.Holds(m.Path, true, importer, p.Marks.Root()) {
 		module = m.Path
 	}
 	seen := make(map[token.Position]bool)

@@ -109,8 +109,12 @@ func (m *Mark) String() string {
 	return b.String()
 }
 
-// Authority is the fact that a package is in the key authority.
-type Authority struct{}
+// Authority is the fact that a package is in the key authority, with the
+// root of the repository that holds it: facades and grants place packages
+// below it.
+type Authority struct {
+	Root string
+}
 
 // AFact marks Authority as an analysis fact.
 func (*Authority) AFact() {}
@@ -118,11 +122,13 @@ func (*Authority) AFact() {}
 func (*Authority) String() string { return "authority" }
 
 // Facade is the fact that a package of the authority is a facade: only the
-// package trees For may import it from outside the authority, and they may
-// hand what they get from it on only to the modules Reexport.
+// package trees For, in the repository at Root, may import it from outside
+// the authority, and they may hand what they get from it on only to the
+// modules Reexport.
 type Facade struct {
 	For      []string
 	Reexport []string
+	Root     string
 }
 
 // AFact marks Facade as an analysis fact.
@@ -162,7 +168,12 @@ type Set struct {
 	authority map[*types.Package]bool
 	facades   map[*types.Package]*Facade
 	facts     []analysis.ObjectFact
+	root      string // the root of the repository of the authority, if the package sees it
 }
+
+// Root returns the root of the repository of the authority, as the
+// authority's packages that the package sees place it, or "".
+func (s *Set) Root() string { return s.root }
 
 // InAuthority reports whether pkg is in the authority: the package itself
 // when Inside, or a dependency placed there by its own analysis.
@@ -237,14 +248,15 @@ func (s *Set) Select(keep func(Directive) bool) Index {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	inside := authority.Default.Contains(PackageOf(pass))
+	root, inside := authority.Default.Root(PackageOf(pass))
 	if inside {
-		pass.ExportPackageFact(new(Authority))
-		if err := exportMarks(pass); err != nil {
+		pass.ExportPackageFact(&Authority{Root: root})
+		if err := exportMarks(pass, root); err != nil {
 			return nil, err
 		}
 	}
 	s := &Set{
+		root:      root,
 		Inside:    inside,
 		Pkg:       pass.Pkg,
 		authority: make(map[*types.Package]bool),
@@ -255,6 +267,7 @@ func run(pass *analysis.Pass) (any, error) {
 		switch fact := f.Fact.(type) {
 		case *Authority:
 			s.authority[f.Package] = true
+			s.root = cmp.Or(s.root, fact.Root)
 		case *Facade:
 			s.facades[f.Package] = fact
 		}
@@ -279,7 +292,7 @@ func PackageOf(pass *analysis.Pass) authority.Package {
 }
 
 // exportMarks exports the facts of the marks in the package of pass.
-func exportMarks(pass *analysis.Pass) error {
+func exportMarks(pass *analysis.Pass, root string) error {
 	var errs []string
 	fail := func(pos ast.Node, err error) {
 		errs = append(errs, fmt.Sprintf("%s: %v", pass.Fset.Position(pos.Pos()), err))
@@ -306,6 +319,7 @@ func exportMarks(pass *analysis.Pass) error {
 		}
 	}
 	if facade != nil {
+		facade.Root = root
 		pass.ExportPackageFact(facade)
 	}
 	if len(errs) > 0 {

@@ -161,11 +161,11 @@ func paths(list string, modules bool) ([]string, error) {
 }
 
 // Admits reports whether the facade admits an importer: a package of a
-// tree of For, by its module and its directory (authority.Config.Holds),
-// never by a prefix of its import path.
+// tree of For, by its module and its directory in the facade's repository
+// (authority.Config.Holds), never by a prefix of its import path.
 func (f *Facade) Admits(importer authority.Package) bool {
 	for _, p := range f.For {
-		if authority.Default.Holds(p, true, importer) {
+		if authority.Default.Holds(p, true, importer, f.Root) {
 			return true
 		}
 	}
