@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"telha.dev/analyzers/authority"
+	"telha.dev/analyzers/internal/flow"
 )
 
 // aliasing are the declarations of reflect that alias memory: what they
@@ -40,7 +41,7 @@ func (c *checker) reflection() {
 	if !imports(c.p.Pkg, "reflect") {
 		return
 	}
-	w := &walker{info: c.p.TypesInfo, defs: definitions(c.p.TypesInfo, c.p.Files)}
+	w := &walker{info: c.p.TypesInfo, defs: flow.Definitions(c.p.TypesInfo, c.p.Files)}
 	for id := range inspector.All[*ast.Ident](c.p.Inspector) {
 		if name := reflectName(c.p.TypesInfo.Uses[id]); slices.Contains(aliasing, name) {
 			c.report(authority.Reflect, id, "reflect.%s", name)
@@ -262,49 +263,4 @@ func holdsForeign(t types.Type, pkg *types.Package, seen map[types.Type]bool) bo
 func isReflect(t types.Type, name string) bool {
 	named, ok := types.Unalias(t).(*types.Named)
 	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "reflect" && named.Obj().Name() == name
-}
-
-// definitions maps the variables of the files to the expressions they are
-// set to: by assignment and declaration (the first result of a call that
-// returns several, for v, ok := t.MethodByName(name)), and by range (to
-// the ranged slice).
-func definitions(info *types.Info, files []*ast.File) map[*types.Var][]ast.Expr {
-	defs := make(map[*types.Var][]ast.Expr)
-	add := func(lhs, rhs ast.Expr) {
-		if id, ok := ast.Unparen(lhs).(*ast.Ident); ok {
-			if v, ok := info.ObjectOf(id).(*types.Var); ok {
-				defs[v] = append(defs[v], rhs)
-			}
-		}
-	}
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				switch {
-				case len(n.Lhs) == len(n.Rhs):
-					for i := range n.Lhs {
-						add(n.Lhs[i], n.Rhs[i])
-					}
-				case len(n.Rhs) == 1:
-					add(n.Lhs[0], n.Rhs[0])
-				}
-			case *ast.ValueSpec:
-				switch {
-				case len(n.Names) == len(n.Values):
-					for i := range n.Names {
-						add(n.Names[i], n.Values[i])
-					}
-				case len(n.Values) == 1:
-					add(n.Names[0], n.Values[0])
-				}
-			case *ast.RangeStmt:
-				if n.Value != nil {
-					add(n.Value, n.X)
-				}
-			}
-			return true
-		})
-	}
-	return defs
 }

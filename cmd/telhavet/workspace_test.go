@@ -223,19 +223,7 @@ func TestLikelyPackages(t *testing.T) {
 		"a/tagged/tagged_" + otherOS + ".go": "//go:build integration\n\npackage tagged\n",
 		"a/never/never.go":                   "//go:build never\n\npackage never\n",
 	})
-	t.Setenv("GOWORK", "")
-	ws, err := findWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patterns, err := ws.expandPatterns(root, []string{"./..."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := ws.sourceFiles(root, patterns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, files := coverage(t, root)
 	for _, tt := range []struct {
 		build build
 		want  []string
@@ -269,19 +257,7 @@ func TestSourceFilesHidden(t *testing.T) {
 		"cmd/go.mod":                       "module telha.dev/cmd\n\ngo 1.26.0\n",
 		"cmd/telhavet/testdata/bad/bad.go": "package bad\n",
 	})
-	t.Setenv("GOWORK", "")
-	ws, err := findWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patterns, err := ws.expandPatterns(root, []string{"./..."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := ws.sourceFiles(root, patterns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, files := coverage(t, root)
 	var got []string
 	for _, f := range files {
 		rel, _ := filepath.Rel(root, f)
@@ -328,4 +304,24 @@ func TestAsked(t *testing.T) {
 			t.Errorf("asked(%q, %s at %s) = %v, want %v", tt.patterns, tt.d.Package, tt.d.file, got, tt.want)
 		}
 	}
+}
+
+// coverage returns the workspace at root, where a go.work is, and the files
+// that ./... covers there.
+func coverage(t *testing.T, root string) (*workspace, []string) {
+	t.Helper()
+	t.Setenv("GOWORK", "")
+	ws, err := findWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns, err := ws.expandPatterns(root, []string{"./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := ws.sourceFiles(root, patterns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, files
 }

@@ -268,12 +268,9 @@ func (f *function) call(call *ast.CallExpr) {
 		return
 	}
 	callee = callee.Origin()
-	passes := f.passes[callee]
+	passes := f.passesOf(callee)
 	if passes == nil {
-		passes = new(Passes)
-		if callee.Pkg() == f.pass.Pkg || !f.pass.ImportObjectFact(callee, passes) {
-			return
-		}
+		return
 	}
 	sig := callee.Signature()
 	for _, e := range passes.Params {
@@ -293,6 +290,19 @@ func (f *function) call(call *ast.CallExpr) {
 			f.sink(call, e.Via, calleeName(callee), nil, []types.Type{t})
 		}
 	}
+}
+
+// passesOf returns the Passes of fn: as computed so far for a function of
+// this package, or the fact of another package's; nil if it has none.
+func (f *function) passesOf(fn *types.Func) *Passes {
+	if p := f.passes[fn]; p != nil {
+		return p
+	}
+	p := new(Passes)
+	if fn.Pkg() == f.pass.Pkg || !f.pass.ImportObjectFact(fn, p) {
+		return nil
+	}
+	return p
 }
 
 // heldFunc returns the function that a local variable called as fun was
@@ -330,12 +340,9 @@ func (f *function) instance(id *ast.Ident) {
 		return
 	}
 	fn = fn.Origin()
-	passes := f.passes[fn]
+	passes := f.passesOf(fn)
 	if passes == nil {
-		passes = new(Passes)
-		if fn.Pkg() == f.pass.Pkg || !f.pass.ImportObjectFact(fn, passes) {
-			return
-		}
+		return
 	}
 	for _, e := range passes.TypeParams {
 		if e.Index < inst.TypeArgs.Len() {
@@ -542,10 +549,21 @@ func mayHold(t types.Type) bool {
 	return true
 }
 
+// Definitions returns, for the variables declared or assigned in the
+// files, the expressions they are set to (see collectDefs).
+func Definitions(info *types.Info, files []*ast.File) map[*types.Var][]ast.Expr {
+	defs := make(map[*types.Var][]ast.Expr)
+	for _, f := range files {
+		collectDefs(info, f, defs)
+	}
+	return defs
+}
+
 // collectDefs records, for the variables declared or assigned in root,
 // the expressions they are set to: by assignment (also to one of their
-// fields or elements), declaration, send, range, type switch, and as the
-// parameters of a function literal.
+// fields or elements; the first variable of v, ok := f() to the call),
+// declaration, send, range, type switch, and as the parameters of a
+// function literal.
 func collectDefs(info *types.Info, root ast.Node, defs map[*types.Var][]ast.Expr) {
 	add := func(lhs ast.Expr, rhs ast.Expr) {
 		if id, ok := strip(info, lhs).(*ast.Ident); ok {
@@ -557,16 +575,22 @@ func collectDefs(info *types.Info, root ast.Node, defs map[*types.Var][]ast.Expr
 	ast.Inspect(root, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			if len(n.Lhs) == len(n.Rhs) {
+			switch {
+			case len(n.Lhs) == len(n.Rhs):
 				for i := range n.Lhs {
 					add(n.Lhs[i], n.Rhs[i])
 				}
+			case len(n.Rhs) == 1:
+				add(n.Lhs[0], n.Rhs[0])
 			}
 		case *ast.ValueSpec:
-			if len(n.Names) == len(n.Values) {
+			switch {
+			case len(n.Names) == len(n.Values):
 				for i := range n.Names {
 					add(n.Names[i], n.Values[i])
 				}
+			case len(n.Values) == 1:
+				add(n.Names[0], n.Values[0])
 			}
 		case *ast.SendStmt:
 			add(n.Chan, n.Value)
