@@ -51,10 +51,13 @@ func describeRepair(dir string, rep rocksdb.RepairReport) string {
 	if rep.Damage != nil {
 		fmt.Fprintf(&b, "damage: %v\n", rep.Damage)
 	}
+	if rep.SkippedDamage {
+		b.WriteString("kept: every readable batch after the damage (table files already held writes made after it, so the store cannot go back to the point of the damage)\n")
+	}
 	if rep.DroppedBatches > 0 || rep.DroppedWrites > 0 {
 		fmt.Fprintf(&b, "dropped: %d writes", rep.DroppedWrites)
 		if rep.DroppedWrites > 0 {
-			fmt.Fprintf(&b, " (sequence numbers %d to %d)", rep.Sequence+1, rep.Sequence+rep.DroppedWrites)
+			fmt.Fprintf(&b, " (sequence numbers %d to %d)", rep.FirstDropped, rep.FirstDropped+rep.DroppedWrites-1)
 		}
 		if rep.DroppedBatches > 0 {
 			fmt.Fprintf(&b, " in at least %d batches", rep.DroppedBatches)

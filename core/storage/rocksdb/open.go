@@ -147,7 +147,18 @@ type openMode struct {
 }
 
 // openStore opens RocksDB at cfg.Path with Telha's families.
+//
+// A read-only open always verifies the logs that the MANIFEST tracks:
+// without that option, RocksDB 7.8 (db_impl_open.cc, DBImpl::Recover)
+// clears the tracked logs from the MANIFEST by an edit that only a
+// read-write open can apply, and asserts (recovery_ctx != nullptr),
+// aborting the process, when a read-only open finds any. A store holds
+// tracked logs whenever a process died between the sync of a closed log
+// and its deletion: a crash during a large ingest.
 func openStore(cfg Config, mode openMode) (*store, error) {
+	if mode.readOnly {
+		mode.trackLogs = true
+	}
 	opts, err := newOptions(cfg, mode)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", cfg.Path, err)
