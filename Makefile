@@ -19,6 +19,14 @@ FUZZTIME ?= 30s
 RAPID_CHECKS ?= 17000
 # Benchmark repetitions, for benchstat.
 BENCHCOUNT ?= 6
+# Test timeouts, sized for a loaded 2-core machine: go test's default of
+# ten minutes is not a bound any target here may rely on (check-timeouts).
+PROPTIMEOUT ?= 30m
+SCALETIMEOUT ?= 20m
+BENCHTIMEOUT ?= 2h
+# How long one fuzz target may run beyond FUZZTIME (its seed corpus, the
+# build) before go test stops it.
+FUZZTIMEOUT ?= 30m
 # The demo's store.
 DATA ?= ./telha-data
 # The directory of `make run-cluster`'s etcd cluster.
@@ -26,7 +34,7 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test unit properties gate build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
+.PHONY: deps test check-timeouts unit properties gate build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -43,7 +51,13 @@ deps:
 
 ## test: deps, then every module's tests (-race), the property suite, the
 ## telhavet gate and the test of its scaling benchmark.
-test: deps unit properties gate bench-scale-test
+test: deps check-timeouts unit properties gate bench-scale-test
+
+## check-timeouts: every go test this Makefile runs has an explicit
+## -timeout, so that none inherits go test's ten-minute default.
+check-timeouts:
+	@if grep -nE '\$$\(GO\) test ' $(firstword $(MAKEFILE_LIST)) | grep -vE -- '-list |-timeout '; then \
+	    echo 'check-timeouts: the go test above has no -timeout' >&2; exit 1; fi
 
 unit:
 	$(GO) test -race -timeout 20m $(PACKAGES)
@@ -51,7 +65,7 @@ unit:
 ## properties: the rapid property suite of the key authority at RAPID_CHECKS
 ## checks per property; it prints the number of generated cases.
 properties:
-	cd core/storage && $(GO) test -count=1 -run '^TestProp' -rapid.checks=$(RAPID_CHECKS) -rapid.nofailfile -v . | grep -E '^(rapid property cases|ok|FAIL|--- FAIL|panic)'
+	cd core/storage && $(GO) test -count=1 -timeout $(PROPTIMEOUT) -run '^TestProp' -rapid.checks=$(RAPID_CHECKS) -rapid.nofailfile -v . | grep -E '^(rapid property cases|ok|FAIL|--- FAIL|panic)'
 
 ## gate: telhavet (Telha rules, go vet passes, staticcheck) over every
 ## workspace module: any finding fails. The Telha rules have no exemptions,
@@ -94,7 +108,7 @@ run-cluster: build
 
 ## bench: every benchmark, BENCHCOUNT times, for benchstat.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $(PACKAGES)
+	$(GO) test -timeout $(BENCHTIMEOUT) -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $(PACKAGES)
 
 ## bench-telhavet: the cost of the Telha rules over a go vet run, and the
 ## gate (telhavet ./...) cold and warm against go vet -vettool, on the workspace.
@@ -111,7 +125,7 @@ bench-scale: telhavet $(GOLANGCI_LINT)
 ## telhavet reports exactly the generated packages that break a rule, and
 ## bench.sh measures and shows what an edit analyzes again.
 bench-scale-test: telhavet
-	cd tools/scalegen && GOWORK=off TELHAVET=$(TELHAVET) $(GO) test -count=1 .
+	cd tools/scalegen && GOWORK=off TELHAVET=$(TELHAVET) $(GO) test -count=1 -timeout $(SCALETIMEOUT) .
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz: deps
@@ -119,7 +133,7 @@ fuzz: deps
 	  for pkg in $$(cd $$m && $(GO) list ./...); do \
 	    for target in $$(cd $$m && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	      echo "== $$pkg $$target"; \
-	      (cd $$m && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \
+	      (cd $$m && $(GO) test -timeout $(FUZZTIMEOUT) -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \
 	    done; \
 	  done; \
 	done
