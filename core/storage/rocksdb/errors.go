@@ -31,6 +31,10 @@ var (
 	// process or another: RocksDB's LOCK file admits one opener at a time.
 	ErrLocked = errors.New("store locked by another open engine")
 
+	// ErrReadOnly reports a write, a compaction or a checkpoint of an
+	// engine opened with Config.ReadOnly.
+	ErrReadOnly = errors.New("store opened read-only")
+
 	// ErrNotStore reports a path that is not a Telha store: a file, a
 	// non-empty directory without a RocksDB store, an unreadable store, or a
 	// RocksDB store that holds none of Telha's column families.

@@ -45,6 +45,9 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.MemtableSize > MaxMemtableSize {
 		return nil, fmt.Errorf("open %s: %w: MemtableSize %d is above MaxMemtableSize %d", cfg.Path, ErrBadConfig, cfg.MemtableSize, uint64(MaxMemtableSize))
 	}
+	if cfg.ReadOnly {
+		return openReadOnly(cfg)
+	}
 	_, statErr := os.Stat(cfg.Path)
 	existed := statErr == nil
 	create, err := checkStore(cfg)
