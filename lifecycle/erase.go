@@ -143,7 +143,7 @@ func EraseTenant(e storage.Engine, scope storage.TenantScope, opts EraseOptions)
 	opts.progress("erase tenant %s: deleting %d rows (%d bytes) in %d families", scope, rows, n, len(counts))
 	var work storage.Batch
 	storage.AddTenantDeletion(&work, scope)
-	if err := ledger.Commit(e, &work, en); err != nil {
+	if err := ledger.Commit(e, &work, &en); err != nil {
 		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
 	}
 	if err := done(StepDelete); err != nil {
@@ -212,54 +212,4 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return Erasure{Entry: en}, nil
-}
-
-// Resume finishes every erasure of e that was interrupted: each ledger
-// entry not yet verified is compacted, forgotten, verified and recorded
-// again, and each tenant the registry marks erasing is erased. Run it
-// when a store opens, before it serves. It returns the erasures it
-// finished.
-func Resume(e storage.Engine, opts EraseOptions) ([]Erasure, error) {
-	var pending []ledger.Entry
-	verified := make(map[storage.TenantScope]bool)
-	for en, err := range ledger.Entries(e) {
-		if err != nil {
-			return nil, fmt.Errorf("resume erasures: %w", err)
-		}
-		switch {
-		case en.Verified.IsZero():
-			pending = append(pending, en)
-		case en.Kind == ledger.KindTenant:
-			verified[en.Scope] = true
-		}
-	}
-	var out []Erasure
-	for _, en := range pending {
-		opts.progress("resume: finishing erasure %s of %s %s", en.ID, en.Kind, en.Scope)
-		er, err := finish(e, en, opts)
-		if err != nil {
-			return out, fmt.Errorf("resume erasures: %w", err)
-		}
-		out = append(out, er)
-	}
-	erasing, err := tenantsErasing(e)
-	if err != nil {
-		return out, fmt.Errorf("resume erasures: %w", err)
-	}
-	for _, scope := range erasing {
-		if verified[scope] {
-			// Erased and verified; only the registry's mark was missing.
-			if err := markErased(e, scope); err != nil {
-				return out, fmt.Errorf("resume erasures: %w", err)
-			}
-			continue
-		}
-		opts.progress("resume: erasing tenant %s, marked erasing", scope)
-		er, err := EraseTenant(e, scope, opts)
-		if err != nil {
-			return out, fmt.Errorf("resume erasures: %w", err)
-		}
-		out = append(out, er)
-	}
-	return out, nil
 }

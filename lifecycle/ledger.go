@@ -31,15 +31,18 @@ func ExportLedger(r storage.Reader, w io.Writer) (int, error) {
 }
 
 // ReadLedger reads the erasure ledger at path: a ledger file written by
-// ExportLedger, or the directory of a RocksDB store, which it opens (it
-// must not be open elsewhere) and closes again.
+// ExportLedger (opened by OpenInput: a FIFO, a device or a socket is
+// ErrNotRegular), or the directory of a RocksDB store, which it opens
+// read-only (rocksdb.Config.ReadOnly: nothing in it is written, so it may
+// be a checkpoint or a backup, and may be open elsewhere) and closes
+// again. A damaged or forged file or entry is ErrBadLedger.
 func ReadLedger(path string) ([]ledger.Entry, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read ledger: %w", err)
 	}
 	if !fi.IsDir() {
-		f, err := os.Open(path)
+		f, err := OpenInput(path)
 		if err != nil {
 			return nil, fmt.Errorf("read ledger: %w", err)
 		}
@@ -50,7 +53,7 @@ func ReadLedger(path string) ([]ledger.Entry, error) {
 		}
 		return entries, nil
 	}
-	e, err := rocksdb.Open(rocksdb.Config{Path: path})
+	e, err := rocksdb.Open(rocksdb.Config{Path: path, ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("read ledger of the store %s: %w", path, err)
 	}

@@ -123,7 +123,7 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	opts.erase().progress("%s of %s: %d ranges, %d spans overlap", what, scope, len(en.Redaction.Ranges), len(p.Overlapping()))
-	if err := ledger.Commit(e, &b, en); err != nil {
+	if err := ledger.Commit(e, &b, &en); err != nil {
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := done(StepDelete); err != nil {

@@ -36,7 +36,7 @@ func restore(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	fmt.Fprintf(stdout, "restore: %d erasures in the ledger %s\n", len(entries), *ledgerPath)
-	res, err := lifecycle.Restore(*from, *data, entries, lifecycle.EraseOptions{Progress: progressTo("restore", stderr)})
+	res, err := lifecycle.Restore(*from, *data, entries, lifecycle.RestoreOptions{EraseOptions: lifecycle.EraseOptions{Progress: progressTo("restore", stderr)}})
 	if errors.Is(err, lifecycle.ErrRestoreTarget) {
 		return usageError{err}
 	}
