@@ -59,18 +59,29 @@ func checkRestoreDirs(checkpointDir, newDir string) error {
 // lies inside it: the checkpoint's own ledger is already in the copy, and
 // a restore reads only what lies outside the backup it restores.
 func CheckLedgerPath(ledgerPath, checkpointDir string) error {
-	l, err := resolve(ledgerPath)
+	inside, err := Within(ledgerPath, checkpointDir)
 	if err != nil {
 		return err
 	}
-	c, err := resolve(checkpointDir)
-	if err != nil {
-		return err
-	}
-	if within(l, c) {
+	if inside {
 		return fmt.Errorf("%w: the ledger %s lies inside the checkpoint %s", ErrRestoreTarget, ledgerPath, checkpointDir)
 	}
 	return nil
+}
+
+// Within reports whether path is dir or lies below it, as the file system
+// resolves them: absolute, with the symbolic links of their existing parts
+// followed, so that another spelling of a directory is the directory.
+func Within(path, dir string) (bool, error) {
+	p, err := resolve(path)
+	if err != nil {
+		return false, err
+	}
+	d, err := resolve(dir)
+	if err != nil {
+		return false, err
+	}
+	return within(p, d), nil
 }
 
 // resolve returns path made absolute, its longest existing prefix with

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +16,7 @@ const repairUsage = "usage: telha repair -data DIR"
 // running this is the operator's decision to accept the loss. A path that
 // holds no store of ours is bad input (exit 2); a store in use, or a repair
 // that fails, is an operational error (exit 1).
-func repair(args []string, stdout io.Writer) error {
+func repair(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "directory of the RocksDB store to repair")
 	if err := parseFlags(fs, args, repairUsage, stdout); err != nil {
@@ -30,15 +29,19 @@ func repair(args []string, stdout io.Writer) error {
 		return usagef("repair: missing -data DIR (%s)", repairUsage)
 	}
 	rep, err := rocksdb.Repair(*dataDir)
-	switch {
-	case errors.Is(err, rocksdb.ErrBadPath), errors.Is(err, rocksdb.ErrNotExist), errors.Is(err, rocksdb.ErrNotStore),
-		errors.Is(err, rocksdb.ErrMissingFamily), errors.Is(err, rocksdb.ErrUnexpectedFamily):
-		return usageError{err} // Repair's errors say "repair" and the path
-	case err != nil:
+	if err != nil {
+		return err // its errors say "repair" and the path
+	}
+	if _, err := io.WriteString(stdout, describeRepair(*dataDir, rep)); err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, describeRepair(*dataDir, rep))
-	return err
+	// The repaired store opens: finish what a crash interrupted in it, as
+	// every command does when it opens a store.
+	s, err := openStore("repair", *dataDir, false, stderr)
+	if err != nil {
+		return err
+	}
+	return s.close(nil)
 }
 
 // describeRepair renders a report for the operator, one fact a line.
