@@ -39,6 +39,9 @@ func restore(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("restore: -ledger: %w", err)
 	}
 	entries, err := lifecycle.ReadLedger(*ledgerPath)
+	if errors.Is(err, lifecycle.ErrUnfinished) {
+		return fmt.Errorf("restore: -ledger %s: %w; run any telha command on it (telha tenant list -data %s) to finish them, then restore again", *ledgerPath, err, *ledgerPath)
+	}
 	if err != nil {
 		return fmt.Errorf("restore: %w", readLedgerError(err))
 	}
