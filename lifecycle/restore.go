@@ -106,7 +106,11 @@ func Restore(checkpointDir, newDir string, entries []ledger.Entry, opts RestoreO
 // restoreInto copies the checkpoint into work and replays entries there.
 func restoreInto(checkpointDir, work string, entries []ledger.Entry, opts RestoreOptions) (Restored, error) {
 	opts.progress("restore: copying %s", checkpointDir)
-	if err := copyTree(checkpointDir, work); err != nil {
+	src, err := filepath.EvalSymlinks(checkpointDir)
+	if err != nil {
+		return Restored{}, fmt.Errorf("restore: %w", err)
+	}
+	if err := copyTree(src, work); err != nil {
 		return Restored{}, fmt.Errorf("restore: copy %s: %w", checkpointDir, err)
 	}
 	if err := done(StepRestoreCopy); err != nil {
@@ -297,8 +301,9 @@ func replayRedaction(e storage.Engine, en ledger.Entry) error {
 }
 
 // copyTree copies the regular files and directories of src into dst, which
-// it creates, and syncs them. Anything else in src (a symbolic link, a
-// FIFO, a device, a socket) is ErrRestoreTarget: a checkpoint holds none.
+// it creates, and syncs them, but for the checkpoint's mark. Anything else
+// in src (a symbolic link, a FIFO, a device, a socket) is
+// ErrRestoreTarget: a checkpoint holds none.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -309,8 +314,11 @@ func copyTree(src, dst string) error {
 			return err
 		}
 		target := filepath.Join(dst, rel)
-		if d.IsDir() {
+		switch {
+		case d.IsDir():
 			return os.MkdirAll(target, 0o755)
+		case rel == checkpointMark:
+			return nil // the restored store is a store, not a checkpoint
 		}
 		info, err := d.Info()
 		if err != nil {

@@ -26,7 +26,7 @@ func checkRestoreDirs(checkpointDir, newDir string) error {
 	if fi, err := os.Stat(checkpointDir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%w: the checkpoint %s is not a directory (%v)", ErrRestoreTarget, checkpointDir, err)
 	}
-	if strings.HasSuffix(filepath.Clean(checkpointDir), restoringSuffix) {
+	if IsRestoreWork(checkpointDir) {
 		return fmt.Errorf("%w: %s is the work directory of a restore, not a checkpoint", ErrRestoreTarget, checkpointDir)
 	}
 	if fi, err := os.Lstat(filepath.Join(checkpointDir, "CURRENT")); err != nil || !fi.Mode().IsRegular() {
@@ -37,6 +37,9 @@ func checkRestoreDirs(checkpointDir, newDir string) error {
 	}
 	if fi, err := os.Stat(filepath.Dir(filepath.Clean(newDir))); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%w: the parent of the new store %s is not a directory (%v)", ErrRestoreTarget, newDir, err)
+	}
+	if err := CheckOutsideCheckpoints(newDir); err != nil {
+		return fmt.Errorf("%w: %w", ErrRestoreTarget, err)
 	}
 	from, err := resolve(checkpointDir)
 	if err != nil {
@@ -52,6 +55,13 @@ func checkRestoreDirs(checkpointDir, newDir string) error {
 		}
 	}
 	return nil
+}
+
+// IsRestoreWork reports whether dir is named as the work directory of a
+// restore (NEWDIR.restoring), which Restore removes: no checkpoint may be
+// written or read there.
+func IsRestoreWork(dir string) bool {
+	return strings.HasSuffix(filepath.Clean(dir), restoringSuffix)
 }
 
 // CheckLedgerPath refuses, with ErrRestoreTarget, a ledger path (a ledger

@@ -14,8 +14,9 @@ const (
 	ledgerExportUsage = "usage: telha ledger export -data DIR -o FILE"
 )
 
-// checkpoint writes a consistent copy of a store (Engine.Checkpoint), for
-// `telha restore -from`.
+// checkpoint writes a consistent copy of a store, marked as a checkpoint
+// (lifecycle.Checkpoint: no command opens it as a store), for `telha
+// restore -from`.
 func checkpoint(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
 	data := fs.String("data", "", "directory of the RocksDB store")
@@ -32,12 +33,15 @@ func checkpoint(args []string, stdout, stderr io.Writer) (err error) {
 	if err := checkNewPath("checkpoint", "-to", *to, *data); err != nil {
 		return err
 	}
+	if lifecycle.IsRestoreWork(*to) {
+		return usagef("checkpoint: -to %s is named as a restore's work directory, which telha restore removes", *to)
+	}
 	s, err := openStore("checkpoint", *data, false, stderr)
 	if err != nil {
 		return err
 	}
 	defer func() { err = s.close(err) }()
-	if err := s.Checkpoint(*to); err != nil {
+	if err := lifecycle.Checkpoint(s, *to); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	_, err = fmt.Fprintf(stdout, "checkpoint of %s written to %s\n", *data, *to)

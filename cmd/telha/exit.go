@@ -49,7 +49,7 @@ var refusals = []error{
 	lifecycle.ErrInvalidName, lifecycle.ErrUnknownTenant, lifecycle.ErrNotActive, lifecycle.ErrTargetNotEmpty,
 	lifecycle.ErrNotExport, lifecycle.ErrVersion, lifecycle.ErrCorruptFile, lifecycle.ErrNotFound,
 	lifecycle.ErrRestoreTarget, lifecycle.ErrBadLedger, lifecycle.ErrForeignLedger, lifecycle.ErrNotRegular,
-	lifecycle.ErrUnfinished,
+	lifecycle.ErrUnfinished, lifecycle.ErrCheckpoint,
 	// documents
 	sources.ErrNotCanonical, sources.ErrChanged, sources.ErrBlocklisted, sources.ErrRedacted,
 	sources.ErrBadRange, sources.ErrNoBlob, sources.ErrDeleted,

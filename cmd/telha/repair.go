@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/lifecycle"
 )
 
 const repairUsage = "usage: telha repair -data DIR"
@@ -27,6 +28,9 @@ func repair(args []string, stdout, stderr io.Writer) error {
 		return usagef("repair: unexpected argument %q (%s)", fs.Arg(0), repairUsage)
 	case *dataDir == "":
 		return usagef("repair: missing -data DIR (%s)", repairUsage)
+	}
+	if err := lifecycle.CheckOutsideCheckpoints(*dataDir); err != nil {
+		return fmt.Errorf("repair: %w", err)
 	}
 	rep, err := rocksdb.Repair(*dataDir)
 	if err != nil {

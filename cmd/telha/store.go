@@ -97,12 +97,16 @@ const (
 )
 
 // checkDataDir refuses a -data that cannot hold the store: not a
-// directory, not writable (a read-only file system, no permission), or
-// missing when the command does not create one; a directory to create
-// needs a writable parent directory.
+// directory, a checkpoint or a path inside one
+// (lifecycle.CheckOutsideCheckpoints: no command writes into one), not writable (a read-only file system, no
+// permission), or missing when the command does not create one; a
+// directory to create needs a writable parent directory.
 func checkDataDir(cmd, dir string, create bool) (dirState, error) {
 	if dir == "" {
 		return 0, usagef("%s: missing -data DIR", cmd)
+	}
+	if err := lifecycle.CheckOutsideCheckpoints(dir); err != nil {
+		return 0, fmt.Errorf("%s: %w", cmd, err)
 	}
 	fi, err := os.Stat(dir)
 	switch {
@@ -133,7 +137,7 @@ func checkDataDir(cmd, dir string, create bool) (dirState, error) {
 
 // checkNewPath refuses an output path (a checkpoint, an export, a ledger
 // file) that exists, whose parent is not a writable directory, or that
-// lies inside the store at dataDir.
+// lies inside the store at dataDir or inside a checkpoint.
 func checkNewPath(cmd, flag, path, dataDir string) error {
 	if path == "" {
 		return usagef("%s: missing %s", cmd, flag)
@@ -145,6 +149,9 @@ func checkNewPath(cmd, flag, path, dataDir string) error {
 	}
 	if err := checkWritableParent(path); err != nil {
 		return usagef("%s: %s %s: %v", cmd, flag, path, err)
+	}
+	if err := lifecycle.CheckOutsideCheckpoints(path); err != nil {
+		return fmt.Errorf("%s: %s: %w", cmd, flag, err)
 	}
 	if inside, err := lifecycle.Within(path, dataDir); err != nil || inside {
 		return usagef("%s: %s %s lies inside the store %s (%v)", cmd, flag, path, dataDir, err)
