@@ -82,6 +82,9 @@ func Restore(checkpointDir, newDir string, entries []ledger.Entry, opts RestoreO
 	if err := checkRestoreDirs(checkpointDir, newDir); err != nil {
 		return Restored{}, fmt.Errorf("restore %s into %s: %w", checkpointDir, newDir, err)
 	}
+	if err := checkCheckpoint(checkpointDir, entries, opts); err != nil {
+		return Restored{}, fmt.Errorf("restore %s: %w", checkpointDir, err)
+	}
 	work := filepath.Clean(newDir) + restoringSuffix
 	if err := os.RemoveAll(work); err != nil {
 		return Restored{}, fmt.Errorf("restore: remove an interrupted restore: %w", err)
@@ -101,6 +104,36 @@ func Restore(checkpointDir, newDir string, entries []ledger.Entry, opts RestoreO
 	}
 	opts.progress("restore: %s ready: %d ledger entries replayed, %d already in the checkpoint", newDir, len(res.Replayed), res.Skipped)
 	return res, nil
+}
+
+// checkCheckpoint opens the checkpoint read-only, before anything is
+// copied, and refuses a checkpoint that does not open and, unless opts say
+// otherwise, entries it lacks that are of another deployment.
+func checkCheckpoint(checkpointDir string, entries []ledger.Entry, opts RestoreOptions) error {
+	e, err := rocksdb.Open(rocksdb.Config{Path: checkpointDir, ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("%w: the checkpoint does not open: %w", ErrRestoreTarget, err)
+	}
+	missing, _, err := missingEntries(e, entries)
+	if err == nil && !opts.ForeignLedger {
+		err = checkDeployment(e, missing)
+	}
+	return errors.Join(err, e.Close())
+}
+
+// missingEntries returns the entries that r's ledger lacks, and the
+// number it holds.
+func missingEntries(r storage.Reader, entries []ledger.Entry) (missing []ledger.Entry, held int, err error) {
+	for _, en := range entries {
+		if _, err := ledger.Get(r, en.ID); err == nil {
+			held++
+			continue
+		} else if !errors.Is(err, ledger.ErrNotFound) {
+			return nil, held, err
+		}
+		missing = append(missing, en)
+	}
+	return missing, held, nil
 }
 
 // restoreInto copies the checkpoint into work and replays entries there.
@@ -133,16 +166,11 @@ func restoreInto(checkpointDir, work string, entries []ledger.Entry, opts Restor
 // (Resume).
 func replay(e storage.Engine, entries []ledger.Entry, opts RestoreOptions) (Restored, error) {
 	var res Restored
-	var missing []ledger.Entry
-	for _, en := range entries {
-		if _, err := ledger.Get(e, en.ID); err == nil {
-			res.Skipped++
-			continue
-		} else if !errors.Is(err, ledger.ErrNotFound) {
-			return res, fmt.Errorf("restore: %w", err)
-		}
-		missing = append(missing, en)
+	missing, held, err := missingEntries(e, entries)
+	if err != nil {
+		return res, fmt.Errorf("restore: %w", err)
 	}
+	res.Skipped = held
 	if !opts.ForeignLedger {
 		if err := checkDeployment(e, missing); err != nil {
 			return res, fmt.Errorf("restore: %w", err)

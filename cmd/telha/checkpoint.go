@@ -36,6 +36,14 @@ func checkpoint(args []string, stdout, stderr io.Writer) (err error) {
 	if lifecycle.IsRestoreWork(*to) {
 		return usagef("checkpoint: -to %s is named as a restore's work directory, which telha restore removes", *to)
 	}
+	// A directory that cannot be made there (/proc, a file system that
+	// refuses it) is refused before the store is opened.
+	if err := os.Mkdir(*to, 0o755); err != nil {
+		return usagef("checkpoint: -to %s: %v", *to, err)
+	}
+	if err := os.Remove(*to); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	s, err := openStore("checkpoint", *data, false, stderr)
 	if err != nil {
 		return err

@@ -392,7 +392,9 @@ func checkStore(cfg Config) (create bool, err error) {
 	}
 	// Every RocksDB store has a CURRENT file naming its manifest. Without
 	// one, RocksDB would create a store among someone else's files.
-	if _, err := os.Stat(filepath.Join(path, "CURRENT")); err != nil {
+	// A CURRENT that is not a regular file (a FIFO would block RocksDB's
+	// read of it) is no store either.
+	if fi, err := os.Lstat(filepath.Join(path, "CURRENT")); err != nil || !fi.Mode().IsRegular() {
 		return false, fmt.Errorf("open %s: %w: no RocksDB CURRENT file", path, ErrNotStore)
 	}
 	return false, checkFamilies(path)

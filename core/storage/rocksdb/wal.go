@@ -95,7 +95,8 @@ func (l *walLog) last() uint64 {
 }
 
 // listLogs returns the write-ahead log files of the store at path, oldest
-// first.
+// first; a log that is not a regular file (a FIFO, a link) is a
+// *CorruptError.
 func listLogs(path string) ([]walLog, error) {
 	entries, err := os.ReadDir(path)
 	if err != nil {
@@ -111,7 +112,13 @@ func listLogs(path string) ([]walLog, error) {
 		if err != nil {
 			continue
 		}
-		logs = append(logs, walLog{path: filepath.Join(path, de.Name()), number: n, torn: -1})
+		name := filepath.Join(path, de.Name())
+		if !de.Type().IsRegular() {
+			// Opening a FIFO to read it would block: a log that is not a
+			// regular file is damage, found without opening it.
+			return nil, &CorruptError{File: name, Offset: -1, Reason: fmt.Sprintf("a write-ahead log that is not a regular file (%s)", de.Type())}
+		}
+		logs = append(logs, walLog{path: name, number: n, torn: -1})
 	}
 	slices.SortFunc(logs, func(a, b walLog) int { return cmp.Compare(a.number, b.number) })
 	return logs, nil
