@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -103,7 +102,10 @@ func (o EraseOptions) progress(format string, args ...any) {
 
 // Erasure is what an erasure did.
 type Erasure struct {
-	Entry ledger.Entry // the ledger entry, verified
+	// Entry is the ledger entry, verified. Entry.Pending names the
+	// members of a replicated engine whose files may still hold the
+	// erased bytes (see compact); Resume finishes them.
+	Entry ledger.Entry
 }
 
 // EraseTenant erases every row of scope from e physically, records it in
@@ -168,12 +170,10 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 	if err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
-	opts.progress("%s: compacting %d ranges", what, len(rs))
-	start := time.Now()
-	if err := storage.Compact(e, rs); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	pending, err := compact(e, rs, what, fmt.Sprintf("%d ranges", len(rs)), opts)
+	if err != nil {
+		return Erasure{}, err
 	}
-	opts.progress("%s: compacted in %v", what, time.Since(start).Round(time.Millisecond))
 	if err := done(StepCompact); err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -194,11 +194,8 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 	if err := done(StepVerify); err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
-	if en.Verified.IsZero() {
-		en.Verified = time.Now().UTC().Truncate(time.Microsecond)
-		if err := ledger.MarkVerified(e, en); err != nil {
-			return Erasure{}, fmt.Errorf("%s: %w", what, err)
-		}
+	if err := markVerified(e, &en, pending); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := done(StepMarkVerified); err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)

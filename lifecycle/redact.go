@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -161,12 +160,10 @@ func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Reda
 		what = fmt.Sprintf("delete blob %s of %s", en.Entity, en.Scope)
 	}
 	out := Redacted{Entry: en}
-	opts.progress("%s: compacting the blob's rows", what)
-	start := time.Now()
-	if err := storage.Compact(e, []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)}); err != nil {
-		return out, fmt.Errorf("%s: %w", what, err)
+	pending, err := compact(e, []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)}, what, "the blob's rows", opts)
+	if err != nil {
+		return out, err
 	}
-	opts.progress("%s: compacted in %v", what, time.Since(start).Round(time.Millisecond))
 	if err := done(StepCompact); err != nil {
 		return out, fmt.Errorf("%s: %w", what, err)
 	}
@@ -188,13 +185,10 @@ func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Reda
 	if err := done(StepVerify); err != nil {
 		return out, fmt.Errorf("%s: %w", what, err)
 	}
-	if en.Verified.IsZero() {
-		en.Verified = time.Now().UTC().Truncate(time.Microsecond)
-		if err := ledger.MarkVerified(e, en); err != nil {
-			return out, fmt.Errorf("%s: %w", what, err)
-		}
-		out.Entry = en
+	if err := markVerified(e, &en, pending); err != nil {
+		return out, fmt.Errorf("%s: %w", what, err)
 	}
+	out.Entry = en
 	if err := done(StepMarkVerified); err != nil {
 		return out, fmt.Errorf("%s: %w", what, err)
 	}

@@ -11,7 +11,9 @@ import (
 // Resume finishes the work a crash or an error interrupted in e, before
 // the store serves anything: each ledger entry not yet verified (an
 // erasure or a redaction) is compacted, forgotten, verified and recorded
-// again; each tenant the registry marks erasing is erased; each tenant it
+// again; each entry whose members of a replicated engine were not all
+// compacted is compacted again, and the members still pending recorded
+// (see compact.go); each tenant the registry marks erasing is erased; each tenant it
 // marks importing is wiped and marked active and empty again (see
 // Import). It also gives a store that has none its deployment id
 // (ledger.Deployment), which its checkpoints and their restores keep.
@@ -23,7 +25,7 @@ func Resume(e storage.Engine, opts EraseOptions) ([]Erasure, error) {
 	if _, err := ledger.Deployment(e); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	var pending []ledger.Entry
+	var pending, undefragmented []ledger.Entry
 	verified := make(map[storage.TenantScope]bool)
 	for en, err := range ledger.Entries(e) {
 		if err != nil {
@@ -32,11 +34,21 @@ func Resume(e storage.Engine, opts EraseOptions) ([]Erasure, error) {
 		switch {
 		case en.Verified.IsZero():
 			pending = append(pending, en)
-		case en.Kind == ledger.KindTenant:
+		case len(en.Pending) > 0:
+			undefragmented = append(undefragmented, en)
+		}
+		if !en.Verified.IsZero() && en.Kind == ledger.KindTenant {
 			verified[en.Scope] = true
 		}
 	}
 	var out []Erasure
+	for _, en := range undefragmented {
+		en, err := finishPending(e, en, opts)
+		if err != nil {
+			return out, fmt.Errorf("resume erasures: %w", err)
+		}
+		out = append(out, Erasure{Entry: en})
+	}
 	for _, en := range pending {
 		opts.progress("resume: finishing erasure %s of %s %s", en.ID, en.Kind, en.Scope)
 		er, err := finish(e, en, opts)

@@ -72,9 +72,11 @@ func tenantErase(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	rows, n := er.Entry.Rows()
-	_, err = fmt.Fprintf(stdout, "erased tenant %s: %d rows, %d bytes; verified %s; ledger entry %s\n",
-		lifecycle.FormatScope(scope), rows, n, er.Entry.Verified.Format("2006-01-02T15:04:05Z"), er.Entry.ID)
-	return err
+	if _, err := fmt.Fprintf(stdout, "erased tenant %s: %d rows, %d bytes; verified %s; ledger entry %s\n",
+		lifecycle.FormatScope(scope), rows, n, er.Entry.Verified.Format("2006-01-02T15:04:05Z"), er.Entry.ID); err != nil {
+		return err
+	}
+	return pendingOf("tenant erase", er)
 }
 
 // errRowsRemain is the failure of a verification that counted rows.
@@ -145,9 +147,11 @@ func entityErase(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	rows, n := er.Entry.Rows()
-	_, err = fmt.Fprintf(stdout, "erased entity %s of tenant %s: %d rows, %d bytes; verified; ledger entry %s\n",
-		entity, lifecycle.FormatScope(scope), rows, n, er.Entry.ID)
-	return err
+	if _, err := fmt.Fprintf(stdout, "erased entity %s of tenant %s: %d rows, %d bytes; verified; ledger entry %s\n",
+		entity, lifecycle.FormatScope(scope), rows, n, er.Entry.ID); err != nil {
+		return err
+	}
+	return pendingOf("entity erase", er)
 }
 
 // entity runs `telha entity SUBCOMMAND`.

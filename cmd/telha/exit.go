@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/lifecycle"
@@ -22,11 +24,46 @@ import (
 //     export, a ledger, a store that does not open). A refused command
 //     writes nothing: a store it would have created at a new -data is not
 //     left behind.
+//   - 3: an erasure or redaction was done and verified through a quorum
+//     of a replicated engine (etcd), but members that were down have not
+//     yet rewritten their files, which may still hold the erased bytes;
+//     the next command that opens the store once they are back finishes
+//     it (lifecycle.Resume).
 const (
-	exitOK    = 0
-	exitError = 1 // the operation failed
-	exitUsage = 2 // the input was refused
+	exitOK      = 0
+	exitError   = 1 // the operation failed
+	exitUsage   = 2 // the input was refused
+	exitPending = 3 // done, but members of a replicated engine are pending
 )
+
+// pendingError reports an erasure done and verified while members of a
+// replicated engine have not yet rewritten their files: exit status 3.
+type pendingError struct {
+	what    string
+	members []string
+}
+
+func (e pendingError) Error() string {
+	return fmt.Sprintf("%s: done and verified through a quorum, but members %s have not rewritten their files yet, which may still hold the erased bytes; the next telha command that opens the store once they are back finishes it",
+		e.what, strings.Join(e.members, ", "))
+}
+
+// pendingOf returns a pendingError for what if the erasures left members
+// pending, and nil otherwise.
+func pendingOf(what string, ers ...lifecycle.Erasure) error {
+	var members []string
+	for _, er := range ers {
+		for _, m := range er.Entry.Pending {
+			if !slices.Contains(members, m) {
+				members = append(members, m)
+			}
+		}
+	}
+	if len(members) == 0 {
+		return nil
+	}
+	return pendingError{what: what, members: members}
+}
 
 // usageError marks an error caused by the invocation rather than by the
 // system: it exits with status 2.
@@ -64,6 +101,8 @@ func exitStatus(err error) int {
 		return exitOK
 	case errors.As(err, new(usageError)):
 		return exitUsage
+	case errors.As(err, new(pendingError)):
+		return exitPending
 	}
 	for _, refused := range refusals {
 		if errors.Is(err, refused) {

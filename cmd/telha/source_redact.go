@@ -73,7 +73,10 @@ func sourceRedact(sub string, e storage.Engine, scope storage.TenantScope, id uu
 			w.printf("erased %s %s: %d rows, %d bytes; ledger entry %s\n", erased.kind, er.Entry.Entity, rows, n, er.Entry.ID)
 		}
 	}
-	return w.err
+	if w.err != nil {
+		return w.err
+	}
+	return pendingOf(cmd, append([]lifecycle.Erasure{{Entry: red.Entry}}, append(red.Erased, red.Edges...)...)...)
 }
 
 // errWriter prints until the first error, and keeps it.
