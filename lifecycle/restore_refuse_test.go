@@ -1,9 +1,7 @@
 package lifecycle
 
 import (
-	"crypto/sha256"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -16,47 +14,6 @@ import (
 	"telha.dev/core/storage/system/ledger"
 	"telha.dev/temporal"
 )
-
-// treeSums returns the SHA-256 of every file under dir, by path relative
-// to it, and the directories, so that a change of any kind shows.
-func treeSums(t *testing.T, dir string) map[string][32]byte {
-	t.Helper()
-	sums := make(map[string][32]byte)
-	mustDo(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			sums[rel+"/"] = [32]byte{}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			sums[rel+" "+d.Type().String()] = [32]byte{}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		sums[rel] = sha256.Sum256(b)
-		return err
-	}))
-	return sums
-}
-
-// sameTree fails t unless dir holds exactly what sums says.
-func sameTree(t *testing.T, what, dir string, sums map[string][32]byte) {
-	t.Helper()
-	now := treeSums(t, dir)
-	for f, sum := range sums {
-		if got, ok := now[f]; !ok || got != sum {
-			t.Errorf("%s: %s changed or removed", what, f)
-		}
-	}
-	for f := range now {
-		if _, ok := sums[f]; !ok {
-			t.Errorf("%s: %s created", what, f)
-		}
-	}
-}
 
 // erasedStore makes the marker store with its checkpoint, erases the
 // marked tenant, closes the store and returns its directory, the
@@ -103,13 +60,13 @@ func TestRestoreRefusesOverlap(t *testing.T) {
 		{"a directory that is no store", "/proc/self", filepath.Join(base, "proc")},
 		{"a checkpoint holding a FIFO", withFIFO, filepath.Join(base, "fifo-restored")},
 	} {
-		sums := treeSums(t, c.from)
+		files := storagetest.HashFiles(t, c.from)
 		_, err := Restore(c.from, c.to, entries, RestoreOptions{})
 		if !errors.Is(err, ErrRestoreTarget) {
 			t.Errorf("%s: Restore = %v, want ErrRestoreTarget", c.name, err)
 		}
 		if c.from != "/proc/self" {
-			sameTree(t, c.name, c.from, sums)
+			files.Unchanged(t, c.name, c.from)
 		}
 		if c.to != c.from && c.to != ckpt {
 			for _, p := range []string{c.to, c.to + restoringSuffix} {
@@ -139,13 +96,13 @@ func TestRestoreRefusesOverlap(t *testing.T) {
 func TestReadLedgerOfAStoreWritesNothing(t *testing.T) {
 	dir, ckpt, entries := erasedStore(t)
 	for _, d := range []string{dir, ckpt} {
-		sums := treeSums(t, d)
+		files := storagetest.HashFiles(t, d)
 		got, err := ReadLedger(d)
 		mustDo(t, err)
 		if d == dir && len(got) != len(entries) {
 			t.Errorf("the ledger of the store holds %d entries, want %d", len(got), len(entries))
 		}
-		sameTree(t, "ReadLedger of "+d, d, sums)
+		files.Unchanged(t, "ReadLedger of "+d, d)
 	}
 }
 
@@ -163,7 +120,7 @@ func TestRestoreRefusesForeignLedger(t *testing.T) {
 		unnamed[i].Deployment = uuid.Nil
 	}
 	for name, entries := range map[string][]ledger.Entry{"another deployment's": foreign, "unnamed": unnamed} {
-		sums := treeSums(t, ckpt)
+		files := storagetest.HashFiles(t, ckpt)
 		to := filepath.Join(base, "refused")
 		if _, err := Restore(ckpt, to, entries, RestoreOptions{}); !errors.Is(err, ErrForeignLedger) {
 			t.Errorf("%s entries: Restore = %v, want ErrForeignLedger", name, err)
@@ -173,7 +130,7 @@ func TestRestoreRefusesForeignLedger(t *testing.T) {
 				t.Errorf("%s entries: the refused restore left %s", name, p)
 			}
 		}
-		sameTree(t, name, ckpt, sums)
+		files.Unchanged(t, name, ckpt)
 	}
 	res, err := Restore(ckpt, filepath.Join(base, "asked"), foreign, RestoreOptions{ForeignLedger: true})
 	mustDo(t, err)

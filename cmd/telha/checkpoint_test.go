@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"telha.dev/core/storage/storagetest"
 )
 
 // TestCheckpointNeverChanges runs a suite of commands against a checkpoint
@@ -30,7 +32,7 @@ func TestCheckpointNeverChanges(t *testing.T) {
 	snap := filepath.Join(base, "snap")
 	copyDir(t, ckpt, snap+".restoring")
 	doc := writeDoc(t, base, "doc.txt", "a document\n")
-	checkpoints := map[string]map[string][32]byte{ckpt: dirSums(t, ckpt), snap + ".restoring": dirSums(t, snap+".restoring")}
+	checkpoints := map[string]storagetest.Files{ckpt: storagetest.HashFiles(t, ckpt), snap + ".restoring": storagetest.HashFiles(t, snap+".restoring")}
 
 	for i, c := range []struct {
 		args []string
@@ -64,9 +66,9 @@ func TestCheckpointNeverChanges(t *testing.T) {
 		if code != c.want || (c.want == exitUsage && strings.Count(stderr, "\n") != 1) {
 			t.Errorf("%d: telha %s: exit %d, stderr %q; want %d", i, strings.Join(c.args, " "), code, stderr, c.want)
 		}
-		for path, sums := range checkpoints {
-			if now := dirSums(t, path); !sameSums(sums, now) {
-				t.Fatalf("%d: telha %s changed the checkpoint %s: %s", i, strings.Join(c.args, " "), path, diffSums(sums, now))
+		for path, files := range checkpoints {
+			if diff := files.Diff(storagetest.HashFiles(t, path)); diff != "" {
+				t.Fatalf("%d: telha %s changed the checkpoint %s: %s", i, strings.Join(c.args, " "), path, diff)
 			}
 		}
 	}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -226,7 +223,7 @@ func checkNextCommand(t *testing.T, f killFixture, op killOp, killed string, nex
 	data := filepath.Join(t.TempDir(), "data")
 	copyDir(t, killed, data)
 	out := filepath.Join(t.TempDir(), "out")
-	before := dirSums(t, data)
+	before := storagetest.HashFiles(t, data)
 	code, stdout, stderr := telha(t, next.args(f, data, out)...)
 	if !containsInt(next.codes, code) {
 		t.Errorf("%s after %s: exit %d, stderr %q; want %v", next.name, op.name, code, stderr, next.codes)
@@ -235,9 +232,7 @@ func checkNextCommand(t *testing.T, f killFixture, op killOp, killed string, nex
 		t.Errorf("%s after %s printed the marker", next.name, op.name)
 	}
 	if next.name == "restore" {
-		if after := dirSums(t, data); !sameSums(before, after) {
-			t.Errorf("restore changed the killed store it read its ledger from: %s", diffSums(before, after))
-		}
+		before.Unchanged(t, "restore, reading its ledger,", data)
 		switch {
 		case code == exitUsage && !strings.Contains(stderr, "interrupted"):
 			t.Errorf("restore refused the killed store's ledger for another reason: %q", stderr)
@@ -334,59 +329,4 @@ func copyDir(t *testing.T, src, dst string) {
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// dirSums returns the SHA-256 of every file under dir, by path relative to
-// it; a directory is listed with a zero sum.
-func dirSums(t *testing.T, dir string) map[string][32]byte {
-	t.Helper()
-	sums := make(map[string][32]byte)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			sums[rel+"/"] = [32]byte{}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		sums[rel] = sha256.Sum256(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sums
-}
-
-// sameSums reports whether two dirSums are equal.
-func sameSums(a, b map[string][32]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-// diffSums describes how b differs from a.
-func diffSums(a, b map[string][32]byte) string {
-	var out bytes.Buffer
-	for k, v := range a {
-		if w, ok := b[k]; !ok {
-			fmt.Fprintf(&out, "removed %s; ", k)
-		} else if w != v {
-			fmt.Fprintf(&out, "changed %s; ", k)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			fmt.Fprintf(&out, "created %s; ", k)
-		}
-	}
-	return out.String()
 }
