@@ -74,4 +74,3 @@ func (f Files) Unchanged(t testing.TB, what, dir string) {
 		t.Errorf("%s changed %s: %s", what, dir, diff)
 	}
 }
-
