@@ -113,8 +113,11 @@ func killAfterLine(t *testing.T, n int, args ...string) (lines []string, killed 
 	_ = cmd.Wait()
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	killed = ws.Signaled() && ws.Signal() == syscall.SIGKILL
-	if len(lines) == n && !killed {
+	switch {
+	case len(lines) == n && !killed:
 		t.Fatalf("telha %s: stopped after line %d but was not killed: %v", strings.Join(args, " "), n, cmd.ProcessState)
+	case len(lines) < n && killed:
+		t.Fatalf("telha %s: hung after %d lines, killed after %v", strings.Join(args, " "), len(lines), cliTimeout)
 	}
 	return lines, killed
 }
