@@ -50,6 +50,9 @@ func TestRestoreRefusesOverlap(t *testing.T) {
 	withFIFO := filepath.Join(base, "fifo-ckpt")
 	mustDo(t, os.CopyFS(withFIFO, os.DirFS(ckpt)))
 	mustDo(t, syscall.Mkfifo(filepath.Join(withFIFO, "000999.log"), 0o600))
+	withFIFOTable := filepath.Join(base, "fifo-sst-ckpt")
+	mustDo(t, os.CopyFS(withFIFOTable, os.DirFS(ckpt)))
+	mustDo(t, syscall.Mkfifo(filepath.Join(withFIFOTable, "000998.sst"), 0o600))
 
 	for _, c := range []struct{ name, from, to string }{
 		{"the new store inside the checkpoint", ckpt, filepath.Join(ckpt, "restored")},
@@ -58,7 +61,8 @@ func TestRestoreRefusesOverlap(t *testing.T) {
 		{"the checkpoint as the work directory", snap + restoringSuffix, snap},
 		{"the checkpoint inside the work directory", filepath.Join(nested+restoringSuffix, "ckpt"), nested},
 		{"a directory that is no store", "/proc/self", filepath.Join(base, "proc")},
-		{"a checkpoint holding a FIFO", withFIFO, filepath.Join(base, "fifo-restored")},
+		{"a checkpoint holding a FIFO log", withFIFO, filepath.Join(base, "fifo-restored")},
+		{"a checkpoint holding a FIFO table file", withFIFOTable, filepath.Join(base, "fifo-sst-restored")},
 	} {
 		files := storagetest.HashFiles(t, c.from)
 		_, err := Restore(c.from, c.to, entries, RestoreOptions{})

@@ -32,6 +32,9 @@ func checkRestoreDirs(checkpointDir, newDir string) error {
 	if fi, err := os.Lstat(filepath.Join(checkpointDir, "CURRENT")); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: %s holds no RocksDB store (no CURRENT file)", ErrRestoreTarget, checkpointDir)
 	}
+	if err := checkRegularTree(checkpointDir); err != nil {
+		return err
+	}
 	if _, err := os.Lstat(newDir); !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w: the new store %s exists (%v)", ErrRestoreTarget, newDir, err)
 	}
@@ -62,6 +65,25 @@ func checkRestoreDirs(checkpointDir, newDir string) error {
 // written or read there.
 func IsRestoreWork(dir string) bool {
 	return strings.HasSuffix(filepath.Clean(dir), restoringSuffix)
+}
+
+// checkRegularTree refuses, with ErrRestoreTarget wrapping ErrNotRegular,
+// a checkpoint that holds anything but directories and regular files: a
+// FIFO in it would block the read-only open, and the copy, that read it.
+func checkRegularTree(dir string) error {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRestoreTarget, err)
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w: %w", ErrRestoreTarget, err)
+		case d.IsDir() || d.Type().IsRegular():
+			return nil
+		}
+		return fmt.Errorf("%w: the checkpoint holds %s, %s: %w", ErrRestoreTarget, path, describeMode(d.Type()), ErrNotRegular)
+	})
 }
 
 // CheckLedgerPath refuses, with ErrRestoreTarget, a ledger path (a ledger
