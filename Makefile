@@ -19,6 +19,16 @@ FUZZTIME ?= 30s
 RAPID_CHECKS ?= 17000
 # Benchmark repetitions, for benchstat.
 BENCHCOUNT ?= 6
+# Test timeouts, sized for a loaded 2-core machine: go test's default of
+# ten minutes is not a bound any target here may rely on (check-timeouts).
+PROPTIMEOUT ?= 30m
+SCALETIMEOUT ?= 20m
+# How long the agreement test of telhavet's three drivers may take.
+AGREETIMEOUT ?= 20m
+BENCHTIMEOUT ?= 2h
+# How long one fuzz target may run beyond FUZZTIME (its seed corpus, the
+# build) before go test stops it.
+FUZZTIMEOUT ?= 30m
 # The demo's store.
 DATA ?= ./telha-data
 # The directory of `make run-cluster`'s etcd cluster.
@@ -26,7 +36,7 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test unit properties gate agree build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
+.PHONY: deps test check-timeouts unit properties gate agree build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -44,7 +54,13 @@ deps:
 ## test: deps, then every module's tests (-race), the property suite, the
 ## telhavet gate, the agreement of its three drivers and the test of its
 ## scaling benchmark.
-test: deps unit properties gate agree bench-scale-test
+test: deps check-timeouts unit properties gate agree bench-scale-test
+
+## check-timeouts: every go test this Makefile runs has an explicit
+## -timeout, so that none inherits go test's ten-minute default.
+check-timeouts:
+	@if grep -nE '\$$\(GO\) test ' $(firstword $(MAKEFILE_LIST)) | grep -vE -- '-list |-timeout '; then \
+	    echo 'check-timeouts: the go test above has no -timeout' >&2; exit 1; fi
 
 unit:
 	$(GO) test -race -timeout 20m $(PACKAGES)
@@ -52,7 +68,7 @@ unit:
 ## properties: the rapid property suite of the key authority at RAPID_CHECKS
 ## checks per property; it prints the number of generated cases.
 properties:
-	cd core/storage && $(GO) test -count=1 -run '^TestProp' -rapid.checks=$(RAPID_CHECKS) -rapid.nofailfile -v . | grep -E '^(rapid property cases|ok|FAIL|--- FAIL|panic)'
+	cd core/storage && $(GO) test -count=1 -timeout $(PROPTIMEOUT) -run '^TestProp' -rapid.checks=$(RAPID_CHECKS) -rapid.nofailfile -v . | grep -E '^(rapid property cases|ok|FAIL|--- FAIL|panic)'
 
 ## gate: telhavet (Telha rules, go vet passes, staticcheck) over every
 ## workspace module: any finding fails. The Telha rules have no exemptions,
@@ -95,7 +111,7 @@ run-cluster: build
 
 ## bench: every benchmark, BENCHCOUNT times, for benchstat.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $(PACKAGES)
+	$(GO) test -timeout $(BENCHTIMEOUT) -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $(PACKAGES)
 
 ## bench-telhavet: the cost of the Telha rules over a go vet run, and the
 ## gate (telhavet ./...) cold and warm against go vet -vettool, on the workspace.
@@ -112,7 +128,7 @@ bench-scale: telhavet $(GOLANGCI_LINT)
 ## telhavet reports exactly the generated packages that break a rule, and
 ## bench.sh measures and shows what an edit analyzes again.
 bench-scale-test: telhavet
-	cd tools/scalegen && GOWORK=off TELHAVET=$(TELHAVET) $(GO) test -count=1 .
+	cd tools/scalegen && GOWORK=off TELHAVET=$(TELHAVET) $(GO) test -count=1 -timeout $(SCALETIMEOUT) .
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz: deps
@@ -120,7 +136,7 @@ fuzz: deps
 	  for pkg in $$(cd $$m && $(GO) list ./...); do \
 	    for target in $$(cd $$m && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	      echo "== $$pkg $$target"; \
-	      (cd $$m && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \
+	      (cd $$m && $(GO) test -timeout $(FUZZTIMEOUT) -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \
 	    done; \
 	  done; \
 	done
@@ -135,7 +151,7 @@ $(GOLANGCI_LINT): tools/golangci/main.go tools/golangci/go.mod tools/golangci/go
 ## agree: telhavet, go vet -vettool and the golangci-lint plugin report the
 ## same findings on the two fixtures (tools/golangci, outside go.work).
 agree: $(GOLANGCI_LINT) telhavet
-	cd tools/golangci && GOWORK=off TELHAVET=$(TELHAVET) GOLANGCI_LINT=$(GOLANGCI_LINT) $(GO) test -count=1 -timeout 20m -run '^TestAgree$$' .
+	cd tools/golangci && GOWORK=off TELHAVET=$(TELHAVET) GOLANGCI_LINT=$(GOLANGCI_LINT) $(GO) test -count=1 -timeout $(AGREETIMEOUT) -run '^TestAgree$$' .
 
 ## lint: the custom golangci-lint on every module, then agree.
 lint: $(GOLANGCI_LINT) agree

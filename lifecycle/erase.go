@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -103,7 +102,10 @@ func (o EraseOptions) progress(format string, args ...any) {
 
 // Erasure is what an erasure did.
 type Erasure struct {
-	Entry ledger.Entry // the ledger entry, verified
+	// Entry is the ledger entry, verified. Entry.Pending names the
+	// members of a replicated engine whose files may still hold the
+	// erased bytes (see compact); Resume finishes them.
+	Entry ledger.Entry
 }
 
 // EraseTenant erases every row of scope from e physically, records it in
@@ -143,7 +145,7 @@ func EraseTenant(e storage.Engine, scope storage.TenantScope, opts EraseOptions)
 	opts.progress("erase tenant %s: deleting %d rows (%d bytes) in %d families", scope, rows, n, len(counts))
 	var work storage.Batch
 	storage.AddTenantDeletion(&work, scope)
-	if err := ledger.Commit(e, &work, en); err != nil {
+	if err := ledger.Commit(e, &work, &en); err != nil {
 		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
 	}
 	if err := done(StepDelete); err != nil {
@@ -168,12 +170,10 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 	if err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
-	opts.progress("%s: compacting %d ranges", what, len(rs))
-	start := time.Now()
-	if err := storage.Compact(e, rs); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
+	pending, err := compact(e, rs, what, fmt.Sprintf("%d ranges", len(rs)), opts)
+	if err != nil {
+		return Erasure{}, err
 	}
-	opts.progress("%s: compacted in %v", what, time.Since(start).Round(time.Millisecond))
 	if err := done(StepCompact); err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -194,11 +194,8 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 	if err := done(StepVerify); err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
-	if en.Verified.IsZero() {
-		en.Verified = time.Now().UTC().Truncate(time.Microsecond)
-		if err := ledger.MarkVerified(e, en); err != nil {
-			return Erasure{}, fmt.Errorf("%s: %w", what, err)
-		}
+	if err := markVerified(e, &en, pending); err != nil {
+		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := done(StepMarkVerified); err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
@@ -212,54 +209,4 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return Erasure{Entry: en}, nil
-}
-
-// Resume finishes every erasure of e that was interrupted: each ledger
-// entry not yet verified is compacted, forgotten, verified and recorded
-// again, and each tenant the registry marks erasing is erased. Run it
-// when a store opens, before it serves. It returns the erasures it
-// finished.
-func Resume(e storage.Engine, opts EraseOptions) ([]Erasure, error) {
-	var pending []ledger.Entry
-	verified := make(map[storage.TenantScope]bool)
-	for en, err := range ledger.Entries(e) {
-		if err != nil {
-			return nil, fmt.Errorf("resume erasures: %w", err)
-		}
-		switch {
-		case en.Verified.IsZero():
-			pending = append(pending, en)
-		case en.Kind == ledger.KindTenant:
-			verified[en.Scope] = true
-		}
-	}
-	var out []Erasure
-	for _, en := range pending {
-		opts.progress("resume: finishing erasure %s of %s %s", en.ID, en.Kind, en.Scope)
-		er, err := finish(e, en, opts)
-		if err != nil {
-			return out, fmt.Errorf("resume erasures: %w", err)
-		}
-		out = append(out, er)
-	}
-	erasing, err := tenantsErasing(e)
-	if err != nil {
-		return out, fmt.Errorf("resume erasures: %w", err)
-	}
-	for _, scope := range erasing {
-		if verified[scope] {
-			// Erased and verified; only the registry's mark was missing.
-			if err := markErased(e, scope); err != nil {
-				return out, fmt.Errorf("resume erasures: %w", err)
-			}
-			continue
-		}
-		opts.progress("resume: erasing tenant %s, marked erasing", scope)
-		er, err := EraseTenant(e, scope, opts)
-		if err != nil {
-			return out, fmt.Errorf("resume erasures: %w", err)
-		}
-		out = append(out, er)
-	}
-	return out, nil
 }

@@ -57,7 +57,7 @@ func EraseEntity(e storage.Engine, scope storage.TenantScope, id uuid.UUID, opts
 		return Erasure{}, fmt.Errorf("erase entity %s of %s: %w", id, scope, ErrNotFound)
 	}
 	opts.progress("erase entity %s of %s: deleting %d rows (%d bytes)", id, scope, rows, n)
-	if err := ledger.Commit(e, &b, en); err != nil {
+	if err := ledger.Commit(e, &b, &en); err != nil {
 		return Erasure{}, fmt.Errorf("erase entity %s: %w", id, err)
 	}
 	if err := done(StepDelete); err != nil {

@@ -216,7 +216,7 @@ func TestEraseEntityMarkerAndRestore(t *testing.T) {
 	dir, ckpt, restored := filepath.Join(base, "store"), filepath.Join(base, "ckpt"), filepath.Join(base, "restored")
 	e := storagetest.OpenRocksDB(t, dir)
 	g := newGraph(t, e, storagetest.TenantScope(t), marker)
-	mustDo(t, e.Checkpoint(ckpt))
+	checkpoint(t, e, ckpt)
 	if len(grepDir(t, dir, marker)) == 0 {
 		t.Fatal("the marker is in no file before the erasure")
 	}
@@ -228,7 +228,7 @@ func TestEraseEntityMarkerAndRestore(t *testing.T) {
 	entries, err := LedgerEntries(e)
 	mustDo(t, err)
 	mustDo(t, e.Close())
-	_, err = Restore(ckpt, restored, entries, EraseOptions{})
+	_, err = Restore(ckpt, restored, entries, RestoreOptions{})
 	mustDo(t, err)
 	if hits := grepDir(t, restored, marker); len(hits) > 0 {
 		t.Errorf("after the restore, the marker is in %v", hits)

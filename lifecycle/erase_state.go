@@ -32,8 +32,8 @@ func markErasing(e storage.Engine, scope storage.TenantScope) error {
 }
 
 // markErased moves scope to Erased, through Erasing if it is still Active
-// (a restored store whose checkpoint predates the erasure), unless the
-// registry lacks it or has it erased already.
+// or Importing (a restored store whose checkpoint predates the erasure),
+// unless the registry lacks it or has it erased already.
 func markErased(e storage.Engine, scope storage.TenantScope) error {
 	t, err := tenants.Get(e, scope)
 	switch {
@@ -43,7 +43,7 @@ func markErased(e storage.Engine, scope storage.TenantScope) error {
 		return fmt.Errorf("mark erased: %w", err)
 	case t.State == tenants.Erased:
 		return nil
-	case t.State == tenants.Active:
+	case t.State == tenants.Active, t.State == tenants.Importing:
 		if err := tenants.SetState(e, scope, tenants.Erasing); err != nil {
 			return fmt.Errorf("mark erased: %w", err)
 		}
@@ -54,15 +54,15 @@ func markErased(e storage.Engine, scope storage.TenantScope) error {
 	return nil
 }
 
-// tenantsErasing returns the tenants the registry marks erasing.
-func tenantsErasing(r storage.Reader) ([]storage.TenantScope, error) {
+// tenantsIn returns the tenants the registry has in state.
+func tenantsIn(r storage.Reader, state tenants.State) ([]storage.TenantScope, error) {
 	all, err := tenants.List(r)
 	if err != nil {
-		return nil, fmt.Errorf("list tenants erasing: %w", err)
+		return nil, fmt.Errorf("list tenants %s: %w", state, err)
 	}
 	var out []storage.TenantScope
 	for _, t := range all {
-		if t.State == tenants.Erasing {
+		if t.State == state {
 			out = append(out, t.Scope)
 		}
 	}

@@ -136,3 +136,13 @@ func assertRescoped(t tb, r storage.Reader, from, to storage.TenantScope) {
 		}
 	}
 }
+
+// checkpoint writes a checkpoint of e to dir as `telha checkpoint` does:
+// after Resume, which also gives the store its deployment id, so that the
+// checkpoint names the deployment its later erasures come from.
+func checkpoint(t *testing.T, e storage.Engine, dir string) {
+	t.Helper()
+	_, err := Resume(e, EraseOptions{})
+	mustDo(t, err)
+	mustDo(t, e.Checkpoint(dir))
+}

@@ -13,16 +13,19 @@ import (
 // twice. The first pass checks everything (header, every frame, every
 // key's scope, the order, the counts, the checksum) and writes nothing: a
 // truncated, damaged, foreign or tampered file is refused before the store
-// is touched. The second pass writes the rows in bounded batches, checking
-// the same things again (the file could change between the passes), and
-// makes the last batch durable, which on an engine with one ordered log
-// makes every earlier one durable too. If the second pass fails, the
-// target tenant, empty before the import, is wiped again
-// (storage.WipeTenant), durably.
+// is touched. Then the registry marks the tenant Importing, durably, and
+// the second pass writes the rows in bounded batches, checking the same
+// things again (the file could change between the passes); its last batch
+// is durable, which on an engine with one ordered log makes every earlier
+// one durable too, and carries the registry's change back to Active, so
+// that the rows and the end of the import land together. If the second
+// pass fails, the target tenant, empty before the import, is wiped again
+// (storage.WipeTenant), durably, and marked Active.
 //
-// What remains: a process killed during the second pass leaves the rows
-// written so far. The next import into that tenant is refused
-// (ErrTargetNotEmpty); erase the tenant and import again.
+// A process killed during the second pass leaves the tenant Importing,
+// with the rows written so far: Resume (which every telha command runs
+// when it opens a store) wipes them, durably, and marks the tenant Active
+// and empty again, so that the import can simply be run again.
 
 // Batch bounds of the second pass: every engine takes batches this size
 // (etcd's default limits are 128 operations and 1.5 MiB per transaction),
@@ -60,18 +63,52 @@ func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Optio
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return Stats{}, fmt.Errorf("import into %s: rewind: %w", to, err)
 	}
+	if err := tenants.SetState(e, to, tenants.Importing); err != nil {
+		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
+	}
 	w := &importWriter{e: e}
 	st, err := readExport(f, to, opt.ticker("import"), w)
+	if err == nil {
+		err = tenants.AddState(e, &w.b, to, tenants.Active)
+	}
 	if err == nil {
 		err = w.flush(true)
 	}
 	if err != nil {
-		if werr := storage.WipeTenant(e, to); werr != nil {
-			err = errors.Join(err, fmt.Errorf("undo the partial import: %w", werr))
+		if werr := undoImport(e, to); werr != nil {
+			err = errors.Join(err, werr)
 		}
 		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
 	}
 	return st, nil
+}
+
+// undoImport wipes the rows an import wrote into to, durably, and marks
+// the tenant Active again: as empty as before the import.
+func undoImport(e storage.Engine, to storage.TenantScope) error {
+	if err := storage.WipeTenant(e, to); err != nil {
+		return fmt.Errorf("undo the partial import: %w", err)
+	}
+	if err := tenants.SetState(e, to, tenants.Active); err != nil {
+		return fmt.Errorf("undo the partial import: %w", err)
+	}
+	return nil
+}
+
+// resumeImports undoes every import a crash interrupted: each tenant the
+// registry marks Importing is wiped and marked Active (undoImport). It
+// returns the tenants it undid.
+func resumeImports(e storage.Engine) ([]storage.TenantScope, error) {
+	importing, err := tenantsIn(e, tenants.Importing)
+	if err != nil {
+		return nil, err
+	}
+	for i, scope := range importing {
+		if err := undoImport(e, scope); err != nil {
+			return importing[:i], fmt.Errorf("tenant %s: %w", scope, err)
+		}
+	}
+	return importing, nil
 }
 
 // checkTarget returns nil if to is an active tenant of the registry that

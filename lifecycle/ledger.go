@@ -9,6 +9,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/core/storage/system/ledger"
+	"telha.dev/core/storage/system/tenants"
 )
 
 // LedgerEntries returns every entry of the erasure ledger of r, in the
@@ -30,16 +31,47 @@ func ExportLedger(r storage.Reader, w io.Writer) (int, error) {
 	return ledger.WriteFile(w, r)
 }
 
+// ErrUnfinished reports a store read read-only whose erasures a crash
+// interrupted: its ledger lacks what Resume will add. Any telha command
+// that opens the store read-write finishes them.
+var ErrUnfinished = errors.New("the store has interrupted erasures, redactions or imports")
+
+// checkFinished returns ErrUnfinished if the ledger of r holds an entry
+// not yet verified, or its registry a tenant erasing or importing: work
+// that Resume would finish or undo.
+func checkFinished(r storage.Reader, entries []ledger.Entry) error {
+	for _, en := range entries {
+		if en.Verified.IsZero() {
+			return fmt.Errorf("%w: ledger entry %s of %s %s is not verified", ErrUnfinished, en.ID, en.Kind, en.Scope)
+		}
+	}
+	for _, state := range []tenants.State{tenants.Erasing, tenants.Importing} {
+		scopes, err := tenantsIn(r, state)
+		if err != nil {
+			return err
+		}
+		if len(scopes) > 0 {
+			return fmt.Errorf("%w: tenant %s is %s", ErrUnfinished, scopes[0], state)
+		}
+	}
+	return nil
+}
+
 // ReadLedger reads the erasure ledger at path: a ledger file written by
-// ExportLedger, or the directory of a RocksDB store, which it opens (it
-// must not be open elsewhere) and closes again.
+// ExportLedger (opened by OpenInput: a FIFO, a device or a socket is
+// ErrNotRegular), or the directory of a RocksDB store, which it opens
+// read-only (rocksdb.Config.ReadOnly: nothing in it is written, so it may
+// be a checkpoint or a backup, and may be open elsewhere) and closes
+// again. A store with work a crash interrupted (checkFinished) is
+// ErrUnfinished: its ledger is not yet all it will be. A damaged or
+// forged file or entry is ErrBadLedger.
 func ReadLedger(path string) ([]ledger.Entry, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read ledger: %w", err)
 	}
 	if !fi.IsDir() {
-		f, err := os.Open(path)
+		f, err := OpenInput(path)
 		if err != nil {
 			return nil, fmt.Errorf("read ledger: %w", err)
 		}
@@ -50,11 +82,14 @@ func ReadLedger(path string) ([]ledger.Entry, error) {
 		}
 		return entries, nil
 	}
-	e, err := rocksdb.Open(rocksdb.Config{Path: path})
+	e, err := rocksdb.Open(rocksdb.Config{Path: path, ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("read ledger of the store %s: %w", path, err)
 	}
 	entries, err := LedgerEntries(e)
+	if err == nil {
+		err = checkFinished(e, entries)
+	}
 	if closeErr := e.Close(); closeErr != nil {
 		err = errors.Join(err, closeErr)
 	}

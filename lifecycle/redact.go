@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -123,7 +122,7 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	opts.erase().progress("%s of %s: %d ranges, %d spans overlap", what, scope, len(en.Redaction.Ranges), len(p.Overlapping()))
-	if err := ledger.Commit(e, &b, en); err != nil {
+	if err := ledger.Commit(e, &b, &en); err != nil {
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := done(StepDelete); err != nil {
@@ -161,12 +160,10 @@ func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Reda
 		what = fmt.Sprintf("delete blob %s of %s", en.Entity, en.Scope)
 	}
 	out := Redacted{Entry: en}
-	opts.progress("%s: compacting the blob's rows", what)
-	start := time.Now()
-	if err := storage.Compact(e, []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)}); err != nil {
-		return out, fmt.Errorf("%s: %w", what, err)
+	pending, err := compact(e, []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)}, what, "the blob's rows", opts)
+	if err != nil {
+		return out, err
 	}
-	opts.progress("%s: compacted in %v", what, time.Since(start).Round(time.Millisecond))
 	if err := done(StepCompact); err != nil {
 		return out, fmt.Errorf("%s: %w", what, err)
 	}
@@ -188,13 +185,10 @@ func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Reda
 	if err := done(StepVerify); err != nil {
 		return out, fmt.Errorf("%s: %w", what, err)
 	}
-	if en.Verified.IsZero() {
-		en.Verified = time.Now().UTC().Truncate(time.Microsecond)
-		if err := ledger.MarkVerified(e, en); err != nil {
-			return out, fmt.Errorf("%s: %w", what, err)
-		}
-		out.Entry = en
+	if err := markVerified(e, &en, pending); err != nil {
+		return out, fmt.Errorf("%s: %w", what, err)
 	}
+	out.Entry = en
 	if err := done(StepMarkVerified); err != nil {
 		return out, fmt.Errorf("%s: %w", what, err)
 	}

@@ -272,7 +272,7 @@ func TestRedactLeavesNoBytes(t *testing.T) {
 	s := sources.Open(e, sources.Options{})
 	_, _, err := s.IngestBytes(kept, []byte("another tenant's document"))
 	mustDo(t, err)
-	mustDo(t, e.Checkpoint(filepath.Join(base, "before-ingest")))
+	checkpoint(t, e, filepath.Join(base, "before-ingest"))
 	blob, _, err := s.IngestBytes(target, []byte(redactDoc))
 	mustDo(t, err)
 	mustDo(t, e.Close())
@@ -282,7 +282,7 @@ func TestRedactLeavesNoBytes(t *testing.T) {
 	var b storage.Batch
 	b.Put(storage.TraceKey(kept, uuid.New()), []byte("KEPT"))
 	mustDo(t, e.WriteDurable(&b))
-	mustDo(t, e.Checkpoint(filepath.Join(base, "before-redaction")))
+	checkpoint(t, e, filepath.Join(base, "before-redaction"))
 	if len(grepDir(t, dir, redactMarker)) == 0 {
 		t.Fatal("the marker is in no file before the redaction: the test proves nothing")
 	}
@@ -303,7 +303,7 @@ func TestRedactLeavesNoBytes(t *testing.T) {
 	for _, ckpt := range []string{"before-redaction", "before-ingest"} {
 		t.Run(ckpt, func(t *testing.T) {
 			restored := filepath.Join(t.TempDir(), "restored")
-			res, err := Restore(filepath.Join(base, ckpt), restored, entries, EraseOptions{})
+			res, err := Restore(filepath.Join(base, ckpt), restored, entries, RestoreOptions{})
 			mustDo(t, err)
 			if len(res.Replayed) != 1 {
 				t.Errorf("%d entries replayed, want 1", len(res.Replayed))
@@ -344,13 +344,13 @@ func TestRestoreRefusesForgedRedaction(t *testing.T) {
 	mustDo(t, err)
 	_, _, err = s.IngestBytes(scopes[1], []byte(redactDoc))
 	mustDo(t, err)
-	mustDo(t, e.Checkpoint(ckpt))
+	checkpoint(t, e, ckpt)
 	red, err := Redact(e, scopes[0], blob.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{})
 	mustDo(t, err)
 	mustDo(t, e.Close())
 	forged := red.Entry
 	forged.Add(storage.TenantAll(scopes[1], storage.Sources), 1, 1)
-	if _, err := Restore(ckpt, restored, []ledger.Entry{forged}, EraseOptions{}); !errors.Is(err, ledger.ErrBadEntry) {
+	if _, err := Restore(ckpt, restored, []ledger.Entry{forged}, RestoreOptions{}); !errors.Is(err, ledger.ErrBadEntry) {
 		t.Errorf("restore with a forged redaction: %v, want ErrBadEntry", err)
 	}
 	if _, err := os.Stat(restored); !errors.Is(err, os.ErrNotExist) {

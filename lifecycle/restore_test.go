@@ -37,7 +37,7 @@ func markerStore(t *testing.T, dir, ckpt string) (e *rocksdb.Engine, kept, erase
 	if len(grepDir(t, dir, erasedMarker)) == 0 {
 		t.Fatal("the marker is in no file before the erasure: the test proves nothing")
 	}
-	mustDo(t, e.Checkpoint(ckpt))
+	checkpoint(t, e, ckpt)
 	return e, kept, erased
 }
 
@@ -77,7 +77,7 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	for _, source := range []string{ledgerFile, dir} {
 		entries, err := ReadLedger(source)
 		mustDo(t, err)
-		res, err := Restore(ckpt, restored, entries, EraseOptions{})
+		res, err := Restore(ckpt, restored, entries, RestoreOptions{})
 		mustDo(t, err)
 		if len(res.Replayed) != 1 {
 			t.Errorf("restore replayed %d entries, want 1", len(res.Replayed))
@@ -104,7 +104,7 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	if len(grepDir(t, ckpt, erasedMarker)) == 0 {
 		t.Error("the restore changed the checkpoint")
 	}
-	if _, err := Restore(ckpt, dir, nil, EraseOptions{}); !errors.Is(err, ErrRestoreTarget) {
+	if _, err := Restore(ckpt, dir, nil, RestoreOptions{}); !errors.Is(err, ErrRestoreTarget) {
 		t.Errorf("restore onto an existing store: %v, want ErrRestoreTarget", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestRestoreCrashAtEveryStep(t *testing.T) {
 				}
 				return nil
 			}
-			_, err := Restore(ckpt, restored, entries, EraseOptions{})
+			_, err := Restore(ckpt, restored, entries, RestoreOptions{})
 			afterStep = nil
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("restore crashed after %s: %v", step, err)
@@ -147,7 +147,7 @@ func TestRestoreCrashAtEveryStep(t *testing.T) {
 			if _, err := os.Stat(restored); !errors.Is(err, os.ErrNotExist) {
 				t.Fatalf("a restore interrupted after %s left a store at the new path: %v", step, err)
 			}
-			if _, err := Restore(ckpt, restored, entries, EraseOptions{}); err != nil {
+			if _, err := Restore(ckpt, restored, entries, RestoreOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(restored + restoringSuffix); !errors.Is(err, os.ErrNotExist) {

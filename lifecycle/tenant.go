@@ -48,9 +48,10 @@ type (
 
 // The states.
 const (
-	Active  = tenants.Active
-	Erasing = tenants.Erasing
-	Erased  = tenants.Erased
+	Active    = tenants.Active
+	Importing = tenants.Importing
+	Erasing   = tenants.Erasing
+	Erased    = tenants.Erased
 )
 
 // The registry's errors.
@@ -63,6 +64,11 @@ var (
 	ErrBadTransition   = tenants.ErrBadTransition
 	ErrCorruptRegistry = tenants.ErrCorrupt
 )
+
+// CheckName reports whether name is a display name the registry takes
+// (tenants.CheckName), ErrInvalidName otherwise: a command checks it
+// before it opens, or creates, a store.
+func CheckName(name string) error { return tenants.CheckName(name) }
 
 // Provision registers a new active tenant with a display name
 // (tenants.Provision) and returns it.

@@ -14,8 +14,9 @@ const (
 	ledgerExportUsage = "usage: telha ledger export -data DIR -o FILE"
 )
 
-// checkpoint writes a consistent copy of a store (Engine.Checkpoint), for
-// `telha restore -from`.
+// checkpoint writes a consistent copy of a store, marked as a checkpoint
+// (lifecycle.Checkpoint: no command opens it as a store), for `telha
+// restore -from`.
 func checkpoint(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
 	data := fs.String("data", "", "directory of the RocksDB store")
@@ -29,15 +30,26 @@ func checkpoint(args []string, stdout, stderr io.Writer) (err error) {
 	case *data == "" || *to == "":
 		return usagef("checkpoint: -data and -to are both required (%s)", checkpointUsage)
 	}
-	if _, err := os.Lstat(*to); err == nil {
-		return usagef("checkpoint: %s exists", *to)
+	if err := checkNewPath("checkpoint", "-to", *to, *data); err != nil {
+		return err
 	}
-	e, _, _, err := openStore("checkpoint", *data, "", stderr)
+	if lifecycle.IsRestoreWork(*to) {
+		return usagef("checkpoint: -to %s is named as a restore's work directory, which telha restore removes", *to)
+	}
+	// A directory that cannot be made there (/proc, a file system that
+	// refuses it) is refused before the store is opened.
+	if err := os.Mkdir(*to, 0o755); err != nil {
+		return usagef("checkpoint: -to %s: %v", *to, err)
+	}
+	if err := os.Remove(*to); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	s, err := openStore("checkpoint", *data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() { err = closeStore(e, err) }()
-	if err := e.Checkpoint(*to); err != nil {
+	defer func() { err = s.close(err) }()
+	if err := lifecycle.Checkpoint(s, *to); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	_, err = fmt.Fprintf(stdout, "checkpoint of %s written to %s\n", *data, *to)
@@ -63,16 +75,19 @@ func ledgerCommand(args []string, stdout, stderr io.Writer) (err error) {
 	case *data == "" || *out == "":
 		return usagef("ledger export: -data and -o are both required (%s)", ledgerExportUsage)
 	}
-	e, _, _, err := openStore("ledger export", *data, "", stderr)
+	if err := checkNewPath("ledger export", "-o", *out, *data); err != nil {
+		return err
+	}
+	s, err := openStore("ledger export", *data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() { err = closeStore(e, err) }()
+	defer func() { err = s.close(err) }()
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return usagef("ledger export: %v", err)
 	}
-	n, err := lifecycle.ExportLedger(e, f)
+	n, err := lifecycle.ExportLedger(s, f)
 	if err == nil {
 		err = f.Sync()
 	}

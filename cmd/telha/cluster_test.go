@@ -13,15 +13,6 @@ import (
 	"time"
 )
 
-// TestMain lets `telha cluster`, run inside this test binary, start its
-// members: they run this binary again with the hidden member subcommand.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == memberCommand {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
-
 // TestClusterDemo runs `telha cluster` as an operator would, runs the demo
 // twice against the endpoints it prints, and stops it with SIGTERM: it
 // exits 0 and its members no longer listen.

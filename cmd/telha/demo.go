@@ -70,7 +70,7 @@ const demoMarker = "TELHA-DEMO"
 
 // demo builds a small three-tenant knowledge graph in an embedded RocksDB
 // store and shows the main read paths against it.
-func demo(args []string, stdout io.Writer) error {
+func demo(args []string, stdout, stderr io.Writer) (err error) {
 	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
 	dataDir := flags.String("data", "./telha-data", "directory of the embedded RocksDB store")
 	force := flags.Bool("force", false, "use a store the demo did not create (its demo tenants are wiped)")
@@ -82,11 +82,11 @@ func demo(args []string, stdout io.Writer) error {
 		return usagef("demo: unexpected argument %q (%s)", flags.Arg(0), demoUsage)
 	}
 
-	eng, store, state, err := openDemoStore(flags, *dataDir, *endpoints, *force)
+	eng, store, state, closeStore, err := openDemoStore(flags, *dataDir, *endpoints, *force, stderr)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer func() { err = closeStore(err) }()
 
 	d := &demoRun{out: stdout, eng: eng}
 	for _, t := range demoTenants {

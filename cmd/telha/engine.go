@@ -4,12 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/etcd"
 	"telha.dev/core/storage/etcd/cluster"
-	"telha.dev/core/storage/rocksdb"
 )
 
 // demoNamespace keeps the demo's keys apart from anything else the etcd
@@ -20,31 +20,33 @@ const demoNamespace = "telha-demo/"
 // demo found in it: the embedded RocksDB store in dataDir, which the demo
 // marks as its own when it creates it and refuses when it did not, unless
 // force; or, when endpoints is set, the namespace demoNamespace of the etcd
-// cluster at those comma-separated endpoints.
-func openDemoStore(flags *flag.FlagSet, dataDir, endpoints string, force bool) (storage.Engine, string, dataDirState, error) {
+// cluster at those comma-separated endpoints. Either is resumed
+// (lifecycle.Resume) before the demo uses it; the function returned closes
+// it, keeping the demo's error.
+func openDemoStore(flags *flag.FlagSet, dataDir, endpoints string, force bool, stderr io.Writer) (storage.Engine, string, dataDirState, func(error) error, error) {
 	if endpoints != "" {
 		if isSet(flags, "data") || isSet(flags, "force") {
-			return nil, "", 0, usagef("demo: -etcd excludes -data and -force (%s)", demoUsage)
+			return nil, "", 0, nil, usagef("demo: -etcd excludes -data and -force (%s)", demoUsage)
 		}
-		return openDemoEtcd(endpoints)
+		return openDemoEtcd(endpoints, stderr)
 	}
 	state, err := inspectDataDir(dataDir)
 	if err != nil {
-		return nil, "", 0, usagef("demo: unusable data directory: %v", err)
+		return nil, "", 0, nil, usagef("demo: unusable data directory: %v", err)
 	}
 	if state == foreignDir && !force {
-		return nil, "", 0, usagef("demo: %s holds data the demo did not create; pass -force to wipe the demo tenants in it", dataDir)
+		return nil, "", 0, nil, usagef("demo: %s holds data the demo did not create; pass -force to wipe the demo tenants in it", dataDir)
 	}
-	eng, err := rocksdb.Open(rocksdb.Config{Path: dataDir, CreateIfMissing: state == newDir})
+	s, err := openStore("demo", dataDir, state == newDir, stderr)
 	if err != nil {
-		return nil, "", 0, usagef("demo: unusable data directory: %v", err)
+		return nil, "", 0, nil, err
 	}
 	if state == newDir {
 		if err := writeMarker(dataDir); err != nil {
-			return nil, "", 0, errors.Join(fmt.Errorf("demo: mark the new store: %w", err), eng.Close())
+			return nil, "", 0, nil, s.close(fmt.Errorf("demo: mark the new store: %w", err))
 		}
 	}
-	return eng, dataDir, state, nil
+	return s, dataDir, state, s.close, nil
 }
 
 // isSet reports whether the command line set the flag name.
@@ -55,9 +57,10 @@ func isSet(flags *flag.FlagSet, name string) bool {
 }
 
 // openDemoEtcd opens the demo's namespace of the etcd cluster at
-// endpoints, with the limits `telha cluster` gives its members. The
-// namespace is new to the demo until it holds a demo tenant.
-func openDemoEtcd(endpoints string) (storage.Engine, string, dataDirState, error) {
+// endpoints, with the limits `telha cluster` gives its members, and
+// resumes it. The namespace is new to the demo until it holds a demo
+// tenant.
+func openDemoEtcd(endpoints string, stderr io.Writer) (storage.Engine, string, dataDirState, func(error) error, error) {
 	e, err := etcd.Open(etcd.Config{
 		Endpoints:       strings.Split(endpoints, ","),
 		Namespace:       demoNamespace,
@@ -65,21 +68,25 @@ func openDemoEtcd(endpoints string) (storage.Engine, string, dataDirState, error
 		MaxRequestBytes: cluster.DefaultMaxRequestBytes,
 	})
 	if err != nil {
-		return nil, "", 0, fmt.Errorf("demo: %w", err)
+		return nil, "", 0, nil, fmt.Errorf("demo: %w", err)
+	}
+	closeEngine := func(err error) error { return errors.Join(err, e.Close()) }
+	if err := resume("demo", e, stderr); err != nil {
+		return nil, "", 0, nil, closeEngine(err)
 	}
 	state := newDir
 	for _, t := range demoTenants {
 		scope, err := storage.NewTenantScope(t.id, demoOrg)
 		if err != nil {
-			return nil, "", 0, errors.Join(err, e.Close())
+			return nil, "", 0, nil, closeEngine(err)
 		}
 		for _, err := range e.Scan(storage.TenantAll(scope, storage.NodeVersions)) {
 			if err != nil {
-				return nil, "", 0, errors.Join(fmt.Errorf("demo: %w", err), e.Close())
+				return nil, "", 0, nil, closeEngine(fmt.Errorf("demo: %w", err))
 			}
 			state = demoDir
 			break
 		}
 	}
-	return e, "etcd " + endpoints, state, nil
+	return e, "etcd " + endpoints, state, closeEngine, nil
 }

@@ -5,13 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/google/uuid"
 
-	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
 	"telha.dev/lifecycle"
 )
 
@@ -54,87 +50,33 @@ func (f scopeFlags) parse(args []string, usage string, stdout io.Writer) error {
 	return nil
 }
 
-// openStore opens the existing RocksDB store in dir, finishes the
-// erasures a crash interrupted (lifecycle.Resume), and resolves the
-// tenant. A store that does not exist, or a tenant that cannot be
-// resolved, is bad input.
-func openStore(cmd, dir, scopeArg string, stderr io.Writer) (_ *rocksdb.Engine, scope storage.TenantScope, name string, _ error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, scope, "", usagef("%s: no store at %s", cmd, dir)
-	}
-	e, err := rocksdb.Open(rocksdb.Config{Path: dir})
-	switch {
-	case errors.Is(err, rocksdb.ErrBadPath), errors.Is(err, rocksdb.ErrNotExist), errors.Is(err, rocksdb.ErrNotStore):
-		return nil, scope, "", usagef("%s: %v", cmd, err)
-	case err != nil:
-		return nil, scope, "", fmt.Errorf("%s: %w", cmd, err)
-	}
-	fail := func(err error) (*rocksdb.Engine, storage.TenantScope, string, error) {
-		return nil, scope, "", errors.Join(err, e.Close())
-	}
-	if _, err := lifecycle.Resume(e, lifecycle.EraseOptions{Progress: progressTo(cmd, stderr)}); err != nil {
-		return fail(fmt.Errorf("%s: %w", cmd, err))
-	}
-	if scopeArg == "" {
-		return e, scope, "", nil
-	}
-	t, known, err := lifecycle.Lookup(e, scopeArg)
-	switch {
-	case errors.Is(err, lifecycle.ErrBadScope):
-		return fail(usagef("%s: %v", cmd, err))
-	case err != nil:
-		return fail(fmt.Errorf("%s: %w", cmd, err))
-	}
-	name = "not in the tenant registry"
-	if known {
-		name = fmt.Sprintf("%q, %s", t.Name, t.State)
-		if t.Name == "" {
-			name = t.State.String()
-		}
-	}
-	return e, t.Scope, name, nil
-}
-
-// progressTo prints the progress lines of cmd on w (stderr); a line that
-// names cmd already is not prefixed with it again.
-func progressTo(cmd string, w io.Writer) func(string, ...any) {
-	return func(format string, args ...any) {
-		line := fmt.Sprintf(format, args...)
-		if !strings.HasPrefix(line, cmd+":") {
-			line = cmd + ": " + line
-		}
-		fmt.Fprintf(w, "telha: %s\n", line)
-	}
-}
-
-// closeStore closes e, keeping the first error.
-func closeStore(e *rocksdb.Engine, err error) error {
-	if closeErr := e.Close(); err == nil && closeErr != nil {
-		return fmt.Errorf("close the store: %w", closeErr)
-	}
-	return err
-}
-
 // tenantErase erases a tenant physically (lifecycle.EraseTenant).
 func tenantErase(args []string, stdout, stderr io.Writer) (err error) {
 	f := newScopeFlags("tenant erase")
 	if err := f.parse(args, tenantEraseUsage, stdout); err != nil {
 		return err
 	}
-	e, scope, name, err := openStore("tenant erase", *f.data, *f.scope, stderr)
+	s, err := openStore("tenant erase", *f.data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() { err = closeStore(e, err) }()
+	defer func() { err = s.close(err) }()
+	t, name, err := resolveTenant("tenant erase", s, *f.scope)
+	if err != nil {
+		return err
+	}
+	scope := t.Scope
 	fmt.Fprintf(stdout, "erasing tenant %s (%s)\n", lifecycle.FormatScope(scope), name)
-	er, err := lifecycle.EraseTenant(e, scope, lifecycle.EraseOptions{Progress: progressTo("tenant erase", stderr)})
+	er, err := lifecycle.EraseTenant(s, scope, lifecycle.EraseOptions{Progress: progressTo("tenant erase", stderr)})
 	if err != nil {
 		return err
 	}
 	rows, n := er.Entry.Rows()
-	_, err = fmt.Fprintf(stdout, "erased tenant %s: %d rows, %d bytes; verified %s; ledger entry %s\n",
-		lifecycle.FormatScope(scope), rows, n, er.Entry.Verified.Format("2006-01-02T15:04:05Z"), er.Entry.ID)
-	return err
+	if _, err := fmt.Fprintf(stdout, "erased tenant %s: %d rows, %d bytes; verified %s; ledger entry %s\n",
+		lifecycle.FormatScope(scope), rows, n, er.Entry.Verified.Format("2006-01-02T15:04:05Z"), er.Entry.ID); err != nil {
+		return err
+	}
+	return pendingOf("tenant erase", er)
 }
 
 // errRowsRemain is the failure of a verification that counted rows.
@@ -147,12 +89,17 @@ func tenantVerify(args []string, stdout, stderr io.Writer) (err error) {
 	if err := f.parse(args, tenantVerifyUsage, stdout); err != nil {
 		return err
 	}
-	e, scope, name, err := openStore("tenant verify", *f.data, *f.scope, stderr)
+	s, err := openStore("tenant verify", *f.data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() { err = closeStore(e, err) }()
-	counts, err := lifecycle.Verify(e, scope)
+	defer func() { err = s.close(err) }()
+	t, name, err := resolveTenant("tenant verify", s, *f.scope)
+	if err != nil {
+		return err
+	}
+	scope := t.Scope
+	counts, err := lifecycle.Verify(s, scope)
 	if err != nil {
 		return err
 	}
@@ -185,22 +132,26 @@ func entityErase(args []string, stdout, stderr io.Writer) (err error) {
 	case perr != nil || entity == uuid.Nil:
 		return usagef("entity erase: -id %q is not a non-nil UUID", *id)
 	}
-	e, scope, _, err := openStore("entity erase", *f.data, *f.scope, stderr)
+	s, err := openStore("entity erase", *f.data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() { err = closeStore(e, err) }()
-	er, err := lifecycle.EraseEntity(e, scope, entity, lifecycle.EraseOptions{Progress: progressTo("entity erase", stderr)})
-	if errors.Is(err, lifecycle.ErrNotFound) {
-		return usageError{err}
+	defer func() { err = s.close(err) }()
+	t, _, err := resolveTenant("entity erase", s, *f.scope)
+	if err != nil {
+		return err
 	}
+	scope := t.Scope
+	er, err := lifecycle.EraseEntity(s, scope, entity, lifecycle.EraseOptions{Progress: progressTo("entity erase", stderr)})
 	if err != nil {
 		return err
 	}
 	rows, n := er.Entry.Rows()
-	_, err = fmt.Fprintf(stdout, "erased entity %s of tenant %s: %d rows, %d bytes; verified; ledger entry %s\n",
-		entity, lifecycle.FormatScope(scope), rows, n, er.Entry.ID)
-	return err
+	if _, err := fmt.Fprintf(stdout, "erased entity %s of tenant %s: %d rows, %d bytes; verified; ledger entry %s\n",
+		entity, lifecycle.FormatScope(scope), rows, n, er.Entry.ID); err != nil {
+		return err
+	}
+	return pendingOf("entity erase", er)
 }
 
 // entity runs `telha entity SUBCOMMAND`.

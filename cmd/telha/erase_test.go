@@ -142,7 +142,7 @@ func TestEraseCommandsRefuseBadInput(t *testing.T) {
 		{[]string{"ledger", "export", "-data", dir}, "-data and -o are both required"},
 		{[]string{"restore", "-from", dir}, "all required"},
 		{[]string{"restore", "-from", dir, "-data", filepath.Join(t.TempDir(), "r"), "-ledger", missing}, "-ledger"},
-		{[]string{"restore", "-from", dir, "-data", dir, "-ledger", dir}, "exists"},
+		{[]string{"restore", "-from", dir, "-data", dir, "-ledger", dir}, "lies inside the checkpoint"},
 		{[]string{"restore", "-from", missing, "-data", filepath.Join(t.TempDir(), "r"), "-ledger", dir}, "not a directory"},
 	}
 	for _, tt := range tests {

@@ -8,8 +8,11 @@
 //	telha debug decode-key <family> <hex>   render one key readably
 //	telha debug layout                      print the key layout document
 //
-// Every usage or input error prints one line on stderr and exits with
-// status 2; nothing panics on bad input.
+// Exit status (exit.go): 0 done, 1 an operation failed, 2 the input was
+// refused (one line on stderr, nothing written), 3 an erasure done while
+// members of an etcd cluster were down. Every command that opens a store
+// does it through openStore (store.go), which finishes interrupted work
+// first (lifecycle.Resume). Nothing panics on bad input.
 package main
 
 import (

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/lifecycle"
 )
 
 const repairUsage = "usage: telha repair -data DIR"
@@ -17,7 +17,7 @@ const repairUsage = "usage: telha repair -data DIR"
 // running this is the operator's decision to accept the loss. A path that
 // holds no store of ours is bad input (exit 2); a store in use, or a repair
 // that fails, is an operational error (exit 1).
-func repair(args []string, stdout io.Writer) error {
+func repair(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "directory of the RocksDB store to repair")
 	if err := parseFlags(fs, args, repairUsage, stdout); err != nil {
@@ -29,16 +29,23 @@ func repair(args []string, stdout io.Writer) error {
 	case *dataDir == "":
 		return usagef("repair: missing -data DIR (%s)", repairUsage)
 	}
+	if err := lifecycle.CheckOutsideCheckpoints(*dataDir); err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
 	rep, err := rocksdb.Repair(*dataDir)
-	switch {
-	case errors.Is(err, rocksdb.ErrBadPath), errors.Is(err, rocksdb.ErrNotExist), errors.Is(err, rocksdb.ErrNotStore),
-		errors.Is(err, rocksdb.ErrMissingFamily), errors.Is(err, rocksdb.ErrUnexpectedFamily):
-		return usageError{err} // Repair's errors say "repair" and the path
-	case err != nil:
+	if err != nil {
+		return err // its errors say "repair" and the path
+	}
+	if _, err := io.WriteString(stdout, describeRepair(*dataDir, rep)); err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, describeRepair(*dataDir, rep))
-	return err
+	// The repaired store opens: finish what a crash interrupted in it, as
+	// every command does when it opens a store.
+	s, err := openStore("repair", *dataDir, false, stderr)
+	if err != nil {
+		return err
+	}
+	return s.close(nil)
 }
 
 // describeRepair renders a report for the operator, one fact a line.
@@ -51,10 +58,13 @@ func describeRepair(dir string, rep rocksdb.RepairReport) string {
 	if rep.Damage != nil {
 		fmt.Fprintf(&b, "damage: %v\n", rep.Damage)
 	}
+	if rep.SkippedDamage {
+		b.WriteString("kept: every readable batch after the damage (table files already held writes made after it, so the store cannot go back to the point of the damage)\n")
+	}
 	if rep.DroppedBatches > 0 || rep.DroppedWrites > 0 {
 		fmt.Fprintf(&b, "dropped: %d writes", rep.DroppedWrites)
 		if rep.DroppedWrites > 0 {
-			fmt.Fprintf(&b, " (sequence numbers %d to %d)", rep.Sequence+1, rep.Sequence+rep.DroppedWrites)
+			fmt.Fprintf(&b, " (sequence numbers %d to %d)", rep.FirstDropped, rep.FirstDropped+rep.DroppedWrites-1)
 		}
 		if rep.DroppedBatches > 0 {
 			fmt.Fprintf(&b, " in at least %d batches", rep.DroppedBatches)

@@ -7,18 +7,22 @@ import (
 	"io"
 	"os"
 
+	"telha.dev/core/storage"
 	"telha.dev/lifecycle"
 )
 
-const restoreUsage = "usage: telha restore -from CKPT -data NEWDIR -ledger DIR_OR_LEDGER_FILE"
+const restoreUsage = "usage: telha restore -from CKPT -data NEWDIR -ledger DIR_OR_LEDGER_FILE [-foreign-ledger]"
 
 // restore restores a checkpoint into a new store, replaying the erasures
-// the checkpoint lacks (lifecycle.Restore).
+// the checkpoint lacks (lifecycle.Restore). It reads the checkpoint and
+// the ledger and writes nothing but the new store: the ledger of a store's
+// directory is read read-only, the checkpoint copied.
 func restore(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	from := fs.String("from", "", "the checkpoint directory (telha checkpoint -to)")
 	data := fs.String("data", "", "the new store's directory; must not exist")
 	ledgerPath := fs.String("ledger", "", "the erasure ledger: a file from `telha ledger export`, or the directory of the live store")
+	foreign := fs.Bool("foreign-ledger", false, "replay ledger entries of another deployment than the checkpoint's, or that name none")
 	if err := parseFlags(fs, args, restoreUsage, stdout); err != nil {
 		return err
 	}
@@ -31,18 +35,33 @@ func restore(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(*ledgerPath); err != nil {
 		return usagef("restore: -ledger: %v", err)
 	}
+	if err := lifecycle.CheckLedgerPath(*ledgerPath, *from); err != nil {
+		return fmt.Errorf("restore: -ledger: %w", err)
+	}
 	entries, err := lifecycle.ReadLedger(*ledgerPath)
+	if errors.Is(err, lifecycle.ErrUnfinished) {
+		return fmt.Errorf("restore: -ledger %s: %w; run any telha command on it (telha tenant list -data %s) to finish them, then restore again", *ledgerPath, err, *ledgerPath)
+	}
 	if err != nil {
-		return usageError{err}
+		return fmt.Errorf("restore: %w", readLedgerError(err))
 	}
 	fmt.Fprintf(stdout, "restore: %d erasures in the ledger %s\n", len(entries), *ledgerPath)
-	res, err := lifecycle.Restore(*from, *data, entries, lifecycle.EraseOptions{Progress: progressTo("restore", stderr)})
-	if errors.Is(err, lifecycle.ErrRestoreTarget) {
-		return usageError{err}
-	}
+	opts := lifecycle.RestoreOptions{EraseOptions: lifecycle.EraseOptions{Progress: progressTo("restore", stderr)}, ForeignLedger: *foreign}
+	res, err := lifecycle.Restore(*from, *data, entries, opts)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "restored %s into %s: %d erasures replayed, %d already in the checkpoint\n", *from, *data, len(res.Replayed), res.Skipped)
+	return err
+}
+
+// readLedgerError classifies a ledger that cannot be read: a store's
+// directory that does not open (damaged, or no store) is refused input, as
+// a damaged or forged file is; a store in use elsewhere is not (a
+// read-only open takes no lock, so that is never the case).
+func readLedgerError(err error) error {
+	if errors.Is(err, storage.ErrCorrupt) {
+		return usageError{err}
+	}
 	return err
 }

@@ -7,26 +7,6 @@ import (
 	"io"
 )
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // the operation failed
-	exitUsage = 2 // bad arguments or input
-)
-
-// usageError marks an error caused by the invocation rather than by the
-// system: it exits with status 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-// errHelp reports a request for help (-h) that was answered on stdout: it
-// exits with status 0.
-var errHelp = errors.New("help shown")
-
 // parseFlags parses a command's flags. On -h or -help it prints the
 // command's usage and flags on stdout and returns errHelp; on bad flags, a
 // usage error naming the command.
@@ -55,7 +35,7 @@ const usage = `usage:
   telha entity erase -data DIR -scope TENANT:ORG -id UUID  erase one entity physically
   telha checkpoint -data DIR -to CKPT     write a consistent copy of a store
   telha ledger export -data DIR -o FILE   write the erasure ledger to a file
-  telha restore -from CKPT -data NEWDIR -ledger DIR_OR_LEDGER_FILE  restore a checkpoint, replaying later erasures
+  telha restore -from CKPT -data NEWDIR -ledger DIR_OR_LEDGER_FILE [-foreign-ledger]  restore a checkpoint, replaying later erasures
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
@@ -63,14 +43,11 @@ const usage = `usage:
 // as a single line on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
-	if err == nil || errors.Is(err, errHelp) {
-		return exitOK
+	code := exitStatus(err)
+	if code != exitOK {
+		fmt.Fprintf(stderr, "telha: %v\n", err)
 	}
-	fmt.Fprintf(stderr, "telha: %v\n", err)
-	if errors.As(err, new(usageError)) {
-		return exitUsage
-	}
-	return exitError
+	return code
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
@@ -85,9 +62,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case "debug":
 		return debug(args[1:], stdout)
 	case "demo":
-		return demo(args[1:], stdout)
+		return demo(args[1:], stdout, stderr)
 	case "repair":
-		return repair(args[1:], stdout)
+		return repair(args[1:], stdout, stderr)
 	case "source":
 		return sourceCommand(args[1:], stdout, stderr)
 	case "tenant":

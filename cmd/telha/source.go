@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -36,7 +37,7 @@ var sourceUsages = map[string]string{
 }
 
 // sourceCommand runs `telha source put|get|facts|redact|delete`.
-func sourceCommand(args []string, stdout, stderr io.Writer) error {
+func sourceCommand(args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 {
 		return usagef("source: missing subcommand; %s", oneLine(sourceUsage))
 	}
@@ -65,14 +66,16 @@ func sourceCommand(args []string, stdout, stderr io.Writer) error {
 	if *dataDir == "" {
 		return usagef("source %s: missing -data DIR", sub)
 	}
-	var file string
+	var file *os.File
 	var id uuid.UUID
-	var err error
 	if sub == "put" {
 		if flags.NArg() != 1 || *idArg != "" {
 			return usagef("source put: want one FILE and no -id (usage: %s)", sourceUsages[sub])
 		}
-		file = flags.Arg(0)
+		if file, err = openInput("source put", flags.Arg(0)); err != nil {
+			return err
+		}
+		defer file.Close()
 	} else {
 		if flags.NArg() != 0 {
 			return usagef("source %s: unexpected argument %q", sub, flags.Arg(0))
@@ -89,35 +92,41 @@ func sourceCommand(args []string, stdout, stderr io.Writer) error {
 	case *eraseFacts && sub != "redact" && sub != "delete":
 		return usagef("source %s: -erase-facts is for source redact and delete", sub)
 	}
-	eng, err := openTenantStore("source "+sub, *dataDir, sub == "put")
+	if sub == "put" && !strings.Contains(*scopeArg, ":") {
+		// A name resolves only in an existing store's registry: refused
+		// before a store would be created for nothing.
+		if _, err := os.Stat(*dataDir); errors.Is(err, fs.ErrNotExist) {
+			return usagef("source put: no tenant named %q: there is no store at %s", *scopeArg, *dataDir)
+		}
+	}
+	st, err := openStore("source "+sub, *dataDir, sub == "put", stderr)
 	if err != nil {
 		return err
 	}
-	scope, err := sourceScope(sub, eng, *scopeArg)
+	defer func() { err = st.close(err) }()
+	scope, err := sourceScope(sub, st, *scopeArg)
 	if err != nil {
-		return errors.Join(err, eng.Close())
+		return err
 	}
-	s := sources.Open(eng, sources.Options{})
+	s := sources.Open(st, sources.Options{})
 	switch sub {
 	case "put":
-		err = sourcePut(s, scope, file, stdout)
+		return sourcePut(s, scope, file, stdout)
 	case "get":
-		err = sourceGet(s, scope, id, stdout)
+		return sourceGet(s, scope, id, stdout)
 	case "facts":
-		err = sourceFacts(s, scope, id, stdout)
-	default:
-		err = sourceRedact(sub, eng, scope, id, ranges, *eraseFacts, stdout, stderr)
+		return sourceFacts(s, scope, id, stdout)
 	}
-	return errors.Join(err, eng.Close())
+	return sourceRedact(sub, st, scope, id, ranges, *eraseFacts, stdout, stderr)
 }
 
 // sourceScope resolves -scope (TENANT:ORG, or a registered tenant's name)
 // to a tenant that is not being erased: documents written into a tenant
 // under erasure would outlive it.
 func sourceScope(sub string, r storage.Reader, arg string) (storage.TenantScope, error) {
-	t, known, err := lookupTenant("source "+sub, r, arg)
+	t, known, err := lifecycle.Lookup(r, arg)
 	if err != nil {
-		return t.Scope, err
+		return t.Scope, fmt.Errorf("source %s: %w", sub, err)
 	}
 	if known && t.State != lifecycle.Active {
 		return t.Scope, usagef("source %s: tenant %s is %s", sub, arg, t.State)
@@ -125,23 +134,11 @@ func sourceScope(sub string, r storage.Reader, arg string) (storage.TenantScope,
 	return t.Scope, nil
 }
 
-// sourcePut ingests file and prints its blob id.
-func sourcePut(s *sources.Store, scope storage.TenantScope, file string, stdout io.Writer) error {
-	f, err := os.Open(file)
+// sourcePut ingests file (opened by openInput) and prints its blob id.
+func sourcePut(s *sources.Store, scope storage.TenantScope, file *os.File, stdout io.Writer) error {
+	b, _, err := s.Ingest(scope, file)
 	if err != nil {
-		return usagef("source put: %v", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return usagef("source put: %s is not a regular file", file)
-	}
-	b, _, err := s.Ingest(scope, f)
-	if errors.Is(err, sources.ErrNotCanonical) || errors.Is(err, sources.ErrChanged) || errors.Is(err, fs.ErrInvalid) ||
-		errors.Is(err, sources.ErrBlocklisted) || errors.Is(err, sources.ErrRedacted) {
-		return usagef("source put %s: %v", file, err)
-	}
-	if err != nil {
-		return fmt.Errorf("source put %s: %w", file, err)
+		return fmt.Errorf("source put %s: %w", file.Name(), err)
 	}
 	_, err = fmt.Fprintln(stdout, b.ID)
 	return err
@@ -150,11 +147,8 @@ func sourcePut(s *sources.Store, scope storage.TenantScope, file string, stdout 
 // sourceGet streams the text of blob id to stdout.
 func sourceGet(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
 	r, err := s.Open(scope, id)
-	if errors.Is(err, sources.ErrNoBlob) || errors.Is(err, sources.ErrDeleted) {
-		return usagef("source get: %v in tenant %s", err, scope)
-	}
 	if err != nil {
-		return fmt.Errorf("source get: %w", err)
+		return fmt.Errorf("source get: %w in tenant %s", err, scope)
 	}
 	_, err = io.Copy(stdout, r)
 	return errors.Join(err, r.Close())
@@ -163,8 +157,8 @@ func sourceGet(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout
 // sourceFacts prints, for each passage of blob id in document order, the
 // facts asserted from it: one line per fact.
 func sourceFacts(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
-	if _, err := s.Stat(scope, id); errors.Is(err, sources.ErrNoBlob) || errors.Is(err, sources.ErrDeleted) {
-		return usagef("source facts: %v in tenant %s", err, scope)
+	if _, err := s.Stat(scope, id); err != nil {
+		return fmt.Errorf("source facts: %w in tenant %s", err, scope)
 	}
 	passages, err := s.Facts(scope, id, 0, math.MaxUint64)
 	if err != nil {

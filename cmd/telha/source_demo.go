@@ -88,6 +88,10 @@ func (d *demoRun) redaction() error {
 	}
 	d.printf("globex   redacted %v from blob %s (ledger entry %s); %d facts were asserted from it\n",
 		red.Entry.Redaction.Ranges, blob.ID, red.Entry.ID, facts)
+	if len(red.Entry.Pending) > 0 {
+		d.printf("globex   verified through a quorum; members %s, down, have not rewritten their files yet: the next demo run once they are back finishes it\n",
+			strings.Join(red.Entry.Pending, ", "))
+	}
 	text, err := s.ReadRange(scope, blob.ID, 0, blob.Len)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -32,15 +31,12 @@ func (f *rangeFlags) Set(v string) error {
 }
 
 // sourceRedact runs `telha source redact` (ranges set) or `telha source
-// delete`: it finishes the erasures a crash interrupted, redacts or
+// delete` on the store that openStore opened (and resumed): it redacts or
 // deletes, and prints the ledger entry and the facts asserted from what
 // was taken out (erased, with eraseFacts).
 func sourceRedact(sub string, e storage.Engine, scope storage.TenantScope, id uuid.UUID, ranges []sources.Range, eraseFacts bool, stdout, stderr io.Writer) error {
 	cmd := "source " + sub
 	opts := lifecycle.RedactOptions{EraseFacts: eraseFacts, Progress: progressTo(cmd, stderr)}
-	if _, err := lifecycle.Resume(e, lifecycle.EraseOptions{Progress: opts.Progress}); err != nil {
-		return fmt.Errorf("%s: %w", cmd, err)
-	}
 	var red lifecycle.Redacted
 	var err error
 	if sub == "delete" {
@@ -48,13 +44,8 @@ func sourceRedact(sub string, e storage.Engine, scope storage.TenantScope, id uu
 	} else {
 		red, err = lifecycle.Redact(e, scope, id, ranges, opts)
 	}
-	for _, bad := range []error{sources.ErrBadRange, sources.ErrNoBlob, sources.ErrDeleted} {
-		if errors.Is(err, bad) {
-			return usagef("%s: %v in tenant %s", cmd, err, lifecycle.FormatScope(scope))
-		}
-	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", cmd, err)
+		return fmt.Errorf("%s: %w in tenant %s", cmd, err, lifecycle.FormatScope(scope))
 	}
 	what := fmt.Sprintf("redacted %v from", red.Entry.Redaction.Ranges)
 	if red.Entry.Redaction.Deleted {
@@ -82,7 +73,10 @@ func sourceRedact(sub string, e storage.Engine, scope storage.TenantScope, id uu
 			w.printf("erased %s %s: %d rows, %d bytes; ledger entry %s\n", erased.kind, er.Entry.Entity, rows, n, er.Entry.ID)
 		}
 	}
-	return w.err
+	if w.err != nil {
+		return w.err
+	}
+	return pendingOf(cmd, append([]lifecycle.Erasure{{Entry: red.Entry}}, append(red.Erased, red.Edges...)...)...)
 }
 
 // errWriter prints until the first error, and keeps it.

@@ -72,7 +72,7 @@ func TestSourceCommands(t *testing.T) {
 		{"unknown blob", []string{"source", "get", "-data", data, "-scope", scope, "-id", "0190a000-0000-7000-8000-000000000001"}, "no such blob"},
 		{"another tenant's blob", []string{"source", "get", "-data", data, "-scope", other, "-id", id}, "no such blob"},
 		{"facts of another tenant's blob", []string{"source", "facts", "-data", data, "-scope", other, "-id", id}, "no such blob"},
-		{"get from no store", []string{"source", "get", "-data", filepath.Join(dir, "none"), "-scope", scope, "-id", id}, "unusable data directory"},
+		{"get from no store", []string{"source", "get", "-data", filepath.Join(dir, "none"), "-scope", scope, "-id", id}, "no store at"},
 		{"bad flag", []string{"source", "get", "-frob"}, "flag provided but not defined"},
 	} {
 		code, out, errOut := call(tt.args...)

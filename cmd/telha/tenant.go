@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,8 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"telha.dev/core/storage"
-	"telha.dev/core/storage/rocksdb"
 	"telha.dev/lifecycle"
 )
 
@@ -31,9 +28,9 @@ func tenant(args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "provision":
-		return tenantProvision(args[1:], stdout)
+		return tenantProvision(args[1:], stdout, stderr)
 	case "list":
-		return tenantList(args[1:], stdout)
+		return tenantList(args[1:], stdout, stderr)
 	case "export":
 		return tenantExport(args[1:], stdout, stderr)
 	case "import":
@@ -84,37 +81,7 @@ func (f tenantFlags) parse(args []string, nargs int, usage string, stdout io.Wri
 	return nil
 }
 
-// openTenantStore opens the RocksDB store in dir; create makes it if
-// missing. A directory that holds no usable store is bad input.
-func openTenantStore(cmd, dir string, create bool) (storage.Engine, error) {
-	e, err := rocksdb.Open(rocksdb.Config{Path: dir, CreateIfMissing: create})
-	switch {
-	case errors.Is(err, rocksdb.ErrBadPath), errors.Is(err, rocksdb.ErrNotExist), errors.Is(err, rocksdb.ErrNotStore),
-		errors.Is(err, rocksdb.ErrLocked), errors.Is(err, rocksdb.ErrMissingFamily), errors.Is(err, rocksdb.ErrUnexpectedFamily):
-		return nil, usagef("%s: unusable data directory: %v", cmd, err)
-	case err != nil:
-		return nil, fmt.Errorf("%s: open %s: %w", cmd, dir, err)
-	}
-	return e, nil
-}
-
-// tenantError marks the lifecycle's refusals of the operator's input
-// (a bad scope or name, a taken or unknown tenant, a file that is not a
-// good export, a target that is not empty) as usage errors: exit 2.
-func tenantError(cmd string, err error) error {
-	for _, bad := range []error{
-		lifecycle.ErrBadScope, lifecycle.ErrNilScope, lifecycle.ErrExists, lifecycle.ErrNameTaken,
-		lifecycle.ErrInvalidName, lifecycle.ErrUnknownTenant, lifecycle.ErrNotActive, lifecycle.ErrTargetNotEmpty,
-		lifecycle.ErrNotExport, lifecycle.ErrVersion, lifecycle.ErrCorruptFile,
-	} {
-		if errors.Is(err, bad) {
-			return usagef("%s: %v", cmd, err)
-		}
-	}
-	return fmt.Errorf("%s: %w", cmd, err)
-}
-
-func tenantProvision(args []string, stdout io.Writer) error {
+func tenantProvision(args []string, stdout, stderr io.Writer) (err error) {
 	const usage = "usage: telha tenant provision -data DIR -scope TENANT:ORG -name NAME"
 	f := newTenantFlags("provision", true)
 	name := f.fs.String("name", "", "the display name: 1 to 63 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
@@ -124,37 +91,40 @@ func tenantProvision(args []string, stdout io.Writer) error {
 	if *name == "" {
 		return usagef("tenant provision: missing -name NAME (%s)", usage)
 	}
+	if err := lifecycle.CheckName(*name); err != nil {
+		return fmt.Errorf("tenant provision: %w", err)
+	}
 	scope, err := lifecycle.ParseScope(*f.scope)
 	if err != nil {
-		return tenantError("tenant provision", err)
+		return fmt.Errorf("tenant provision: %w", err)
 	}
-	e, err := openTenantStore("tenant provision", *f.data, true)
+	s, err := openStore("tenant provision", *f.data, true, stderr)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	t, err := lifecycle.Provision(e, scope, *name)
+	defer func() { err = s.close(err) }()
+	t, err := lifecycle.Provision(s, scope, *name)
 	if err != nil {
-		return tenantError("tenant provision", err)
+		return fmt.Errorf("tenant provision: %w", err)
 	}
 	_, err = fmt.Fprintf(stdout, "provisioned %s as %q in %s\n", lifecycle.FormatScope(t.Scope), t.Name, *f.data)
 	return err
 }
 
-func tenantList(args []string, stdout io.Writer) error {
+func tenantList(args []string, stdout, stderr io.Writer) (err error) {
 	const usage = "usage: telha tenant list -data DIR"
 	f := newTenantFlags("list", false)
 	if err := f.parse(args, 0, usage, stdout); err != nil {
 		return err
 	}
-	e, err := openTenantStore("tenant list", *f.data, false)
+	s, err := openStore("tenant list", *f.data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	all, err := lifecycle.List(e)
+	defer func() { err = s.close(err) }()
+	all, err := lifecycle.List(s)
 	if err != nil {
-		return tenantError("tenant list", err)
+		return fmt.Errorf("tenant list: %w", err)
 	}
 	w := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSTATE\tSCOPE\tPROVISIONED\tCHANGED")
@@ -169,15 +139,6 @@ func tenantList(args []string, stdout io.Writer) error {
 	return w.Flush()
 }
 
-// lookupTenant resolves -scope: TENANT:ORG or a display name.
-func lookupTenant(cmd string, r storage.Reader, arg string) (lifecycle.Tenant, bool, error) {
-	t, ok, err := lifecycle.Lookup(r, arg)
-	if err != nil {
-		return lifecycle.Tenant{}, false, tenantError(cmd, err)
-	}
-	return t, ok, nil
-}
-
 // progress returns the Options that print a progress line on stderr
 // during long work, and one at the end of each phase: "telha: tenant
 // verify: 1200000 rows, 310.2 MB".
@@ -187,7 +148,7 @@ func progress(stderr io.Writer) lifecycle.Options {
 	}}
 }
 
-func tenantExport(args []string, stdout, stderr io.Writer) error {
+func tenantExport(args []string, stdout, stderr io.Writer) (err error) {
 	const usage = "usage: telha tenant export -data DIR -scope TENANT:ORG|NAME -o FILE"
 	f := newTenantFlags("export", true)
 	out := f.fs.String("o", "", "the export file to create (it must not exist)")
@@ -197,15 +158,15 @@ func tenantExport(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("tenant export: missing -o FILE (%s)", usage)
 	}
-	if _, err := os.Lstat(*out); err == nil {
-		return usagef("tenant export: %s exists; the export never overwrites a file", *out)
+	if err := checkNewPath("tenant export", "-o", *out, *f.data); err != nil {
+		return err
 	}
-	e, err := openTenantStore("tenant export", *f.data, false)
+	s, err := openStore("tenant export", *f.data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	t, _, err := lookupTenant("tenant export", e, *f.scope)
+	defer func() { err = s.close(err) }()
+	t, _, err := resolveTenant("tenant export", s, *f.scope)
 	if err != nil {
 		return err
 	}
@@ -216,7 +177,7 @@ func tenantExport(args []string, stdout, stderr io.Writer) error {
 		return usagef("tenant export: %v", err)
 	}
 	defer os.Remove(tmp.Name())
-	st, err := lifecycle.Export(e, t.Scope, tmp, progress(stderr))
+	st, err := lifecycle.Export(s, t.Scope, tmp, progress(stderr))
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -224,7 +185,7 @@ func tenantExport(args []string, stdout, stderr io.Writer) error {
 		err = cerr
 	}
 	if err != nil {
-		return tenantError("tenant export", err)
+		return fmt.Errorf("tenant export: %w", err)
 	}
 	if err := os.Link(tmp.Name(), *out); err != nil {
 		return usagef("tenant export: %v", err)
@@ -233,36 +194,47 @@ func tenantExport(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-func tenantImport(args []string, stdout, stderr io.Writer) error {
+func tenantImport(args []string, stdout, stderr io.Writer) (err error) {
 	const usage = "usage: telha tenant import -data DIR -scope TENANT:ORG|NAME FILE"
 	f := newTenantFlags("import", true)
 	if err := f.parse(args, 1, usage, stdout); err != nil {
 		return err
 	}
-	file, err := os.Open(f.fs.Arg(0))
+	file, err := openInput("tenant import", f.fs.Arg(0))
 	if err != nil {
-		return usagef("tenant import: %v", err)
+		return err
 	}
 	defer file.Close()
-	e, err := openTenantStore("tenant import", *f.data, false)
+	s, err := openStore("tenant import", *f.data, false, stderr)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	t, ok, err := lookupTenant("tenant import", e, *f.scope)
+	defer func() { err = s.close(err) }()
+	t, known, err := lifecycle.Lookup(s, *f.scope)
 	if err != nil {
-		return err
+		return fmt.Errorf("tenant import: %w", err)
 	}
-	if !ok {
+	if !known {
 		return usagef("tenant import: %s is not provisioned in %s; run `telha tenant provision -data %s -scope %s -name NAME` first",
 			*f.scope, *f.data, *f.data, *f.scope)
 	}
-	st, err := lifecycle.Import(e, t.Scope, file, progress(stderr))
+	st, err := lifecycle.Import(s, t.Scope, file, progress(stderr))
 	if err != nil {
-		return tenantError("tenant import", err)
+		return fmt.Errorf("tenant import: %w", err)
 	}
 	_, err = fmt.Fprintf(stdout, "imported %d rows, %d bytes from %s into %s\n", st.Total(), st.Bytes, f.fs.Arg(0), describeTenant(t))
 	return err
+}
+
+// openInput opens an input file of cmd (an export, a document, a ledger
+// file) with lifecycle.OpenInput: anything but a regular file is refused,
+// without blocking, and so is a path that cannot be opened.
+func openInput(cmd, path string) (*os.File, error) {
+	f, err := lifecycle.OpenInput(path)
+	if err != nil {
+		return nil, usagef("%s: %w", cmd, err)
+	}
+	return f, nil
 }
 
 // describeTenant names a tenant: its display name and scope.

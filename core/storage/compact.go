@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Deleting a row is not erasing it. Every engine keeps deleted bytes for a
@@ -40,6 +41,25 @@ var (
 	// open snapshot that pins them).
 	ErrCompactIncomplete = errors.New("compaction left deleted bytes in the engine's files")
 )
+
+// CompactPendingError reports a compaction of a replicated engine that
+// made the deletion physical through a quorum of its members (the history
+// compacted, the files of the members that answered rewritten) while
+// Members, down or unreachable, have not yet rewritten their own files,
+// which may still hold the deleted bytes. Compacting again once they are
+// back finishes it. It matches ErrCompactIncomplete, so that a caller that
+// does not look for it treats the compaction as unfinished.
+type CompactPendingError struct {
+	Members []string // the members not yet done, as the engine names them
+	Err     error    // why, for the first of them
+}
+
+func (e *CompactPendingError) Error() string {
+	return fmt.Sprintf("%v: %d members have not rewritten their files yet (%s): %v",
+		ErrCompactIncomplete, len(e.Members), strings.Join(e.Members, ", "), e.Err)
+}
+
+func (e *CompactPendingError) Unwrap() []error { return []error{ErrCompactIncomplete, e.Err} }
 
 // Compact asks e to make the deletion of the rows of rs physical
 // (Compactor.CompactRanges), or returns ErrCompactUnsupported.

@@ -3,7 +3,9 @@ package storage
 import "github.com/google/uuid"
 
 // DeploymentSecretKey is one version of a deployment secret, such as the
-// key of the erased-content blocklist's digests: the edge_versions shape
+// key of the erased-content blocklist's digests (or of another value that
+// is the deployment's, one per store: the erasure ledger's deployment
+// id): the edge_versions shape
 // under the system prefix, [nil 32][secret id 16][inv valid 8][inv tx 8].
 // Every family that held system rows before gives its whole system prefix
 // to the scan of one facade (the model registry, the erasure ledger, the

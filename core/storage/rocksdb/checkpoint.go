@@ -20,7 +20,7 @@ import (
 // empty path, a NUL byte, a file on the way, or a dir inside the store
 // itself with ErrBadPath.
 func (e *Engine) Checkpoint(dir string) error {
-	if err := e.enter(nil); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
 	defer e.mu.RUnlock()

@@ -47,7 +47,7 @@ func (e *Engine) CompactRanges(rs []storage.ScanRange) error {
 			return fmt.Errorf("compact: %w", storage.ErrInvalidRange)
 		}
 	}
-	if err := e.enter(nil); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}
 	defer e.mu.RUnlock()

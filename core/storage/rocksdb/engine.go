@@ -30,7 +30,8 @@ type Engine struct {
 	write    *grocksdb.WriteOptions // the configured sync policy
 	durable  *grocksdb.WriteOptions // always syncs the WAL
 	syncs    bool                   // write syncs, as durable does
-	mark     *syncMark
+	mark     *syncMark              // nil when readOnly
+	readOnly bool                   // Config.ReadOnly: every write is ErrReadOnly
 
 	group groupCommit // of WriteDurable
 
@@ -65,6 +66,7 @@ func newEngine(cfg Config, db *grocksdb.DB, handles []*grocksdb.ColumnFamilyHand
 		durable:   grocksdb.NewDefaultWriteOptions(),
 		syncs:     cfg.SyncWrites,
 		mark:      mark,
+		readOnly:  cfg.ReadOnly,
 		cursors:   make(map[*cursor]struct{}),
 		snapshots: make(map[*Snapshot]struct{}),
 		group:     groupCommit{arrived: make(chan struct{}, 1)},
@@ -90,6 +92,19 @@ func (e *Engine) enter(s *Snapshot) error {
 	if e.closedUnder(s) {
 		e.mu.RUnlock()
 		return storage.ErrClosed
+	}
+	return nil
+}
+
+// enterWrite is enter for a call that writes to the store: it also
+// returns ErrReadOnly for an engine opened read-only.
+func (e *Engine) enterWrite() error {
+	if err := e.enter(nil); err != nil {
+		return err
+	}
+	if e.readOnly {
+		e.mu.RUnlock()
+		return ErrReadOnly
 	}
 	return nil
 }
@@ -152,7 +167,7 @@ func (e *Engine) WriteDurable(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}
-	if err := e.enter(nil); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
 	}
 	defer e.mu.RUnlock()
@@ -192,7 +207,7 @@ var keyBuffers = sync.Pool{New: func() any { return new([storage.MaxKeyLen]byte)
 // the sync policy, and a key buffer of length 0; count is the sequence
 // numbers the write uses (see logged).
 func (e *Engine) commit(do func(*grocksdb.WriteOptions, []byte) error, count uint64) error {
-	if err := e.enter(nil); err != nil {
+	if err := e.enterWrite(); err != nil {
 		return err
 	}
 	defer e.mu.RUnlock()
@@ -292,7 +307,10 @@ func (e *Engine) Close() error {
 	}
 	clear(e.snapshots)
 	e.live.Unlock()
-	flushErr := flushAll(e.db, e.handles)
+	var flushErr error
+	if !e.readOnly {
+		flushErr = flushAll(e.db, e.handles)
+	}
 	// RocksDB requires the family handles to go before the store.
 	for _, h := range e.handles {
 		h.Destroy()
@@ -301,7 +319,9 @@ func (e *Engine) Close() error {
 	e.read.Destroy()
 	e.write.Destroy()
 	e.durable.Destroy()
-	e.mark.close(e.path, flushErr == nil)
+	if e.mark != nil {
+		e.mark.close(e.path, flushErr == nil)
+	}
 	if flushErr != nil {
 		return fmt.Errorf("close %s: flush: %w", e.path, classify(flushErr))
 	}

@@ -31,6 +31,10 @@ var (
 	// process or another: RocksDB's LOCK file admits one opener at a time.
 	ErrLocked = errors.New("store locked by another open engine")
 
+	// ErrReadOnly reports a write, a compaction or a checkpoint of an
+	// engine opened with Config.ReadOnly.
+	ErrReadOnly = errors.New("store opened read-only")
+
 	// ErrNotStore reports a path that is not a Telha store: a file, a
 	// non-empty directory without a RocksDB store, an unreadable store, or a
 	// RocksDB store that holds none of Telha's column families.
@@ -56,6 +60,25 @@ func isLockError(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "IO error: ") &&
 		(strings.Contains(msg, "lock hold by current process") || strings.Contains(msg, "While lock file"))
+}
+
+// isLogTrackingError reports whether err is RocksDB's refusal of a store
+// whose write-ahead logs disagree with what its MANIFEST tracks of them
+// (track_and_verify_wals_in_manifest): a tracked log missing, or shorter
+// than its synced size. The C API returns only a message; these are the
+// two texts of RocksDB 7.8 (db/wal_edit.cc, WalSet::CheckWals).
+func isLogTrackingError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Missing WAL with log number") || strings.Contains(msg, "Size mismatch: WAL")
+}
+
+// isOutrunError reports whether err is RocksDB's refusal to recover to the
+// point of a damaged write-ahead log record because a family's table files
+// already hold writes made after it (db_impl_open.cc, RecoverLogFiles, in
+// point-in-time recovery: "SST file is ahead of WALs in CF ..."); the text
+// of RocksDB 7.8.
+func isOutrunError(err error) bool {
+	return strings.Contains(err.Error(), "SST file is ahead of WALs in CF")
 }
 
 // CorruptError reports damage found in one file of a store: a write-ahead

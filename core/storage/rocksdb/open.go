@@ -45,6 +45,9 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.MemtableSize > MaxMemtableSize {
 		return nil, fmt.Errorf("open %s: %w: MemtableSize %d is above MaxMemtableSize %d", cfg.Path, ErrBadConfig, cfg.MemtableSize, uint64(MaxMemtableSize))
 	}
+	if cfg.ReadOnly {
+		return openReadOnly(cfg)
+	}
 	_, statErr := os.Stat(cfg.Path)
 	existed := statErr == nil
 	create, err := checkStore(cfg)
@@ -147,7 +150,18 @@ type openMode struct {
 }
 
 // openStore opens RocksDB at cfg.Path with Telha's families.
+//
+// A read-only open always verifies the logs that the MANIFEST tracks:
+// without that option, RocksDB 7.8 (db_impl_open.cc, DBImpl::Recover)
+// clears the tracked logs from the MANIFEST by an edit that only a
+// read-write open can apply, and asserts (recovery_ctx != nullptr),
+// aborting the process, when a read-only open finds any. A store holds
+// tracked logs whenever a process died between the sync of a closed log
+// and its deletion: a crash during a large ingest.
 func openStore(cfg Config, mode openMode) (*store, error) {
+	if mode.readOnly {
+		mode.trackLogs = true
+	}
 	opts, err := newOptions(cfg, mode)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", cfg.Path, err)
@@ -378,7 +392,9 @@ func checkStore(cfg Config) (create bool, err error) {
 	}
 	// Every RocksDB store has a CURRENT file naming its manifest. Without
 	// one, RocksDB would create a store among someone else's files.
-	if _, err := os.Stat(filepath.Join(path, "CURRENT")); err != nil {
+	// A CURRENT that is not a regular file (a FIFO would block RocksDB's
+	// read of it) is no store either.
+	if fi, err := os.Lstat(filepath.Join(path, "CURRENT")); err != nil || !fi.Mode().IsRegular() {
 		return false, fmt.Errorf("open %s: %w: no RocksDB CURRENT file", path, ErrNotStore)
 	}
 	return false, checkFamilies(path)

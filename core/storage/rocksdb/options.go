@@ -49,6 +49,14 @@ type Config struct {
 	// that a bad row is found there rather than by a later sweep.
 	VerifyKeys bool
 
+	// ReadOnly opens an existing store for reading alone: nothing in its
+	// directory is written, created or deleted (no lock, no new log or
+	// MANIFEST, no sync mark), so that a checkpoint or a backup read this
+	// way stays byte for byte what it was. Every write, compaction and
+	// checkpoint returns ErrReadOnly. Damage is refused as Open refuses it.
+	// It excludes CreateIfMissing (ErrBadConfig).
+	ReadOnly bool
+
 	// MemtableSize is the write buffer of each family in bytes; 0 means
 	// DefaultMemtableSize. Open refuses more than MaxMemtableSize with
 	// ErrBadConfig. Each memtable carries a prefix bloom of a tenth

@@ -28,6 +28,17 @@ type RepairReport struct {
 	// began; empty if nothing was dropped.
 	From   string
 	Offset int64
+	// FirstDropped is the first sequence number dropped, when
+	// DroppedWrites is not zero: Sequence+1 when the store was cut back
+	// to a prefix of its history, or the first sequence number of the
+	// damaged records when only they were dropped (SkippedDamage).
+	FirstDropped uint64
+	// SkippedDamage says the store could not go back to a prefix of its
+	// history, because table files already held writes made after the
+	// damage (a flush ran after them): Repair then dropped only the
+	// batches that cannot be read, and kept every readable batch after
+	// them.
+	SkippedDamage bool
 	// Sequence is the last sequence number of the repaired store.
 	Sequence uint64
 	// Rebuilt says RocksDB's repairer rebuilt the MANIFEST from the table
@@ -47,6 +58,12 @@ type RepairReport struct {
 // log and later ones, is dropped, so the store stays a prefix of its
 // history. The replayed state is flushed to table files, the damaged logs
 // are retired, and the sync mark restarts at the repaired store's end.
+//
+// A damaged log that table files have outrun (a family flushed writes made
+// after the damage) cannot be cut back to a prefix: RocksDB refuses that
+// point-in-time recovery. Repair then drops only the batches that cannot
+// be read, keeps every readable batch before and after them, and says so
+// (SkippedDamage).
 //
 // A store whose MANIFEST cannot be read, or lost track of table files, or
 // that holds a table file that cannot be read whole, has its MANIFEST
@@ -79,27 +96,34 @@ func Repair(path string) (RepairReport, error) {
 
 	// Look first, writing nothing: a read-write open would delete the
 	// table files a damaged MANIFEST no longer lists.
-	pitr := openMode{recovery: grocksdb.PointInTimeRecovery, createFamilies: true}
-	if err := rep.check(cfg, pitr, logs, mark); err != nil {
-		rep.noteDamage(err)
-		if err := rep.rebuild(cfg); err != nil {
+	mode := openMode{recovery: grocksdb.PointInTimeRecovery, createFamilies: true}
+	if err := rep.check(cfg, mode, logs, mark); err != nil {
+		if err := rep.mend(cfg, logs, err); err != nil {
 			return rep, err
 		}
 	}
-	if err := rep.replay(cfg, pitr); err != nil {
-		if !errors.Is(err, storage.ErrCorrupt) || rep.Rebuilt {
+	for {
+		err := rep.replay(cfg, mode)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, storage.ErrCorrupt) {
 			return rep, fmt.Errorf("repair %s: %w", path, err)
 		}
-		// A table file that cannot be read whole.
-		rep.noteDamage(err)
-		if err := rep.rebuild(cfg); err != nil {
+		// A table file that cannot be read whole, or table files that
+		// outran a damaged log.
+		if err := rep.mend(cfg, logs, err); err != nil {
 			return rep, err
 		}
-		if err := rep.replay(cfg, pitr); err != nil {
-			return rep, fmt.Errorf("repair %s: after rebuilding the MANIFEST: %w", path, err)
-		}
 	}
-	rep.count(logs, mark, path)
+	if err := retireLogs(logs, path); err != nil {
+		return rep, fmt.Errorf("repair %s: %w", path, err)
+	}
+	if rep.SkippedDamage {
+		rep.countSkipped(logs, mark)
+	} else {
+		rep.count(logs, mark, path)
+	}
 
 	m, err := openMark(path, rep.Sequence)
 	if err != nil {
@@ -111,6 +135,26 @@ func Repair(path string) (RepairReport, error) {
 		return rep, fmt.Errorf("repair %s: the repaired store does not open: %w", path, err)
 	}
 	return rep, e.Close()
+}
+
+// mend answers the corruption err that keeps the store from recovering:
+// table files that outran a damaged log have the log written again without
+// its damaged records (rewriteDamagedLogs); anything else has the MANIFEST
+// rebuilt (rebuild). Each is tried once; a corruption that remains after
+// both is returned.
+func (rep *RepairReport) mend(cfg Config, logs []walLog, err error) error {
+	rep.noteDamage(err)
+	switch {
+	case isOutrunError(err) && !rep.SkippedDamage:
+		rep.SkippedDamage = true
+		if err := rewriteDamagedLogs(logs); err != nil {
+			return fmt.Errorf("repair %s: %w", cfg.Path, err)
+		}
+		return nil
+	case !rep.Rebuilt:
+		return rep.rebuild(cfg)
+	}
+	return fmt.Errorf("repair %s: after rebuilding the MANIFEST: %w", cfg.Path, err)
 }
 
 // noteDamage keeps err as the damage found, unless some was found before.
@@ -128,6 +172,12 @@ func (rep *RepairReport) noteDamage(err error) {
 func (rep *RepairReport) check(cfg Config, mode openMode, logs []walLog, mark uint64) error {
 	mode.readOnly = true // takes no lock: the repairer, which does, reports one
 	ro, err := openStore(cfg, mode)
+	if err != nil && isLogTrackingError(err) {
+		// A tracked log is missing or cut short: the logs hold what is
+		// left, which the replay recovers; the MANIFEST is sound.
+		rep.noteDamage(err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -167,14 +217,62 @@ func (rep *RepairReport) rebuild(cfg Config) error {
 		return err
 	}
 	defer opts.destroy()
+	kept, err := keepStore(cfg.Path)
+	if err != nil {
+		return fmt.Errorf("repair %s: %w", cfg.Path, err)
+	}
 	if err := grocksdb.RepairDb(cfg.Path, opts.db); err != nil {
 		if isLockError(err) {
-			return fmt.Errorf("repair %s: %w: %v", cfg.Path, ErrLocked, err)
+			return errors.Join(fmt.Errorf("repair %s: %w: %v", cfg.Path, ErrLocked, err), kept.discard())
 		}
-		return fmt.Errorf("repair %s: rebuild the MANIFEST: %w", cfg.Path, classify(err))
+		err = fmt.Errorf("repair %s: rebuild the MANIFEST: %w (the store is left as it was)", cfg.Path, classify(err))
+		return errors.Join(err, kept.restore())
 	}
 	rep.Rebuilt = true
 	rep.Lost = lostFiles(cfg.Path)
+	return kept.discard()
+}
+
+// rewriteDamagedLogs writes every damaged log again without its damaged
+// records (rewriteLog), setting the damaged files aside in the store's
+// lost/ directory. A log is damaged if its scan found damage, or if it
+// ends in a torn record and a later log holds batches (a crash tears only
+// the last record written).
+func rewriteDamagedLogs(logs []walLog) error {
+	for i := range logs {
+		if damagedLog(logs, i) {
+			if err := rewriteLog(&logs[i], filepath.Join(filepath.Dir(logs[i].path), "lost")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// damagedLog reports whether logs[i] is damaged (see rewriteDamagedLogs).
+func damagedLog(logs []walLog, i int) bool {
+	l := &logs[i]
+	return l.damage != nil || l.torn >= 0 && lastWithBatches(logs[i+1:]) != nil
+}
+
+// retireLogs moves the write-ahead logs that the store held before the
+// repair, and that RocksDB has not deleted, into its lost/ directory: the
+// replay flushed everything it recovered from them to table files, so the
+// store no longer needs them, and a damaged one left in place would make
+// Open refuse the repaired store.
+func retireLogs(logs []walLog, path string) error {
+	lost := filepath.Join(path, "lost")
+	for _, l := range logs {
+		if _, err := os.Lstat(l.path); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err := os.MkdirAll(lost, 0o755); err != nil {
+			return fmt.Errorf("retire write-ahead logs: %w", err)
+		}
+		if err := os.Rename(l.path, filepath.Join(lost, filepath.Base(l.path))); err != nil {
+			return fmt.Errorf("retire write-ahead logs: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -216,10 +314,49 @@ func (rep *RepairReport) count(logs []walLog, mark uint64, path string) {
 		rep.DroppedBatches += dropped
 	}
 	if end > rep.Sequence {
-		rep.DroppedWrites = end - rep.Sequence
+		rep.DroppedWrites, rep.FirstDropped = end-rep.Sequence, rep.Sequence+1
 		if rep.From == "" {
 			rep.From, rep.Offset = missingFrom(logs, path), -1
 		}
+	}
+}
+
+// countSkipped fills in what a repair that kept the readable batches after
+// the damage (SkippedDamage) dropped: the damaged records of each damaged
+// log, and the sequence numbers between the last whole batch before the
+// damage and the first one after it (in the same log or a later one), or,
+// where none follows, to the highest one acknowledged (mark) or readable.
+func (rep *RepairReport) countSkipped(logs []walLog, mark uint64) {
+	var end uint64 // one past the highest sequence number seen so far
+	for i := range logs {
+		l := &logs[i]
+		if !damagedLog(logs, i) {
+			end = max(end, l.last()+1)
+			continue
+		}
+		if rep.From == "" {
+			rep.From, rep.Offset = l.path, l.dropOffset()
+		}
+		if l.badRecord || l.damage == nil {
+			rep.DroppedBatches++
+		}
+		start := end
+		if len(l.seqs) > 0 {
+			start = l.next
+		}
+		after := max(mark+1, l.last()+1)
+		if len(l.lostSeqs) > 0 {
+			after = l.lostSeqs[0]
+		} else if next := firstWithBatches(logs[i+1:]); next != nil {
+			after = next.first()
+		}
+		if after > start {
+			if rep.DroppedWrites == 0 {
+				rep.FirstDropped = start
+			}
+			rep.DroppedWrites += after - start
+		}
+		end = max(end, l.last()+1)
 	}
 }
 

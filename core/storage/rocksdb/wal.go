@@ -95,7 +95,8 @@ func (l *walLog) last() uint64 {
 }
 
 // listLogs returns the write-ahead log files of the store at path, oldest
-// first.
+// first; a log that is not a regular file (a FIFO, a link) is a
+// *CorruptError.
 func listLogs(path string) ([]walLog, error) {
 	entries, err := os.ReadDir(path)
 	if err != nil {
@@ -111,7 +112,13 @@ func listLogs(path string) ([]walLog, error) {
 		if err != nil {
 			continue
 		}
-		logs = append(logs, walLog{path: filepath.Join(path, de.Name()), number: n, torn: -1})
+		name := filepath.Join(path, de.Name())
+		if !de.Type().IsRegular() {
+			// Opening a FIFO to read it would block: a log that is not a
+			// regular file is damage, found without opening it.
+			return nil, &CorruptError{File: name, Offset: -1, Reason: fmt.Sprintf("a write-ahead log that is not a regular file (%s)", de.Type())}
+		}
+		logs = append(logs, walLog{path: name, number: n, torn: -1})
 	}
 	slices.SortFunc(logs, func(a, b walLog) int { return cmp.Compare(a.number, b.number) })
 	return logs, nil
@@ -168,6 +175,16 @@ func lastWithBatches(logs []walLog) *walLog {
 	return nil
 }
 
+// firstWithBatches returns the oldest log that holds a batch, or nil.
+func firstWithBatches(logs []walLog) *walLog {
+	for i := range logs {
+		if len(logs[i].seqs) > 0 {
+			return &logs[i]
+		}
+	}
+	return nil
+}
+
 // walScanner walks the physical records of one file.
 type walScanner struct {
 	log  *walLog
@@ -180,16 +197,34 @@ type walScanner struct {
 	// stopped is set once damage or a torn record is found: later records
 	// are only counted as lost.
 	stopped bool
+	// emit, when set, receives every whole, valid write batch, before the
+	// damage and after it, in file order; its first error stops nothing
+	// but is kept in emitErr.
+	emit    func(batch []byte) error
+	emitErr error
 }
 
 // scan reads the file, filling in l.
-func (l *walLog) scan() error {
+func (l *walLog) scan() error { return l.scanWith(nil) }
+
+// scanWith reads the file, filling in l, and hands every whole, valid
+// write batch to emit if it is not nil.
+func (l *walLog) scanWith(emit func(batch []byte) error) error {
 	f, err := os.Open(l.path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	s := walScanner{log: l, fragAt: -1, zeroAt: -1}
+	s := walScanner{log: l, fragAt: -1, zeroAt: -1, emit: emit}
+	if err := s.blocks(f); err != nil {
+		return err
+	}
+	return s.emitErr
+}
+
+// blocks walks the blocks of f.
+func (s *walScanner) blocks(f io.Reader) error {
+	l := s.log
 	block := make([]byte, walBlockLen)
 	for pos := int64(0); ; pos += walBlockLen {
 		n, err := io.ReadFull(f, block)
@@ -292,6 +327,9 @@ func (s *walScanner) batch(at int64, b []byte) {
 	}
 	seq := binary.LittleEndian.Uint64(b[0:8])
 	next := seq + uint64(binary.LittleEndian.Uint32(b[8:12]))
+	if s.emit != nil && s.emitErr == nil {
+		s.emitErr = s.emit(b)
+	}
 	l := s.log
 	if !s.stopped && len(l.seqs) > 0 && seq != l.next {
 		s.damage(at, fmt.Sprintf("batch at sequence %d follows one that ends before %d: records are missing", seq, l.next), false)

@@ -199,6 +199,36 @@ func (c *Cluster) Restart(i int) error {
 	return c.waitReady(i)
 }
 
+// MemberIDs returns the etcd id of every member, by index, in hex as
+// etcdctl prints it and the engine names the members it could not
+// defragment (etcd.Engine.CompactRanges). It asks the running members,
+// which must hold a quorum.
+func (c *Cluster) MemberIDs(ctx context.Context) ([]string, error) {
+	client, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	list, err := client.MemberList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list the members: %w", err)
+	}
+	ids := make([]string, len(c.layout.Members))
+	for _, m := range list.Members {
+		for i, member := range c.layout.Members {
+			if m.Name == member.Name {
+				ids[i] = fmt.Sprintf("%x", m.ID)
+			}
+		}
+	}
+	for i, id := range ids {
+		if id == "" {
+			return nil, fmt.Errorf("the cluster lists no member named %s", c.layout.Members[i].Name)
+		}
+	}
+	return ids, nil
+}
+
 // Leader returns the index of the member that is the leader now, as the
 // running members report it.
 func (c *Cluster) Leader(ctx context.Context) (int, error) {

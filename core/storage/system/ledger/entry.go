@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -77,15 +78,31 @@ type Redaction struct {
 
 // Entry is one erasure.
 type Entry struct {
-	ID        uuid.UUID // a UUIDv7: entries sort in the order they were made
-	Kind      Kind
-	Scope     storage.TenantScope
-	Entity    uuid.UUID // the entity of a KindEntity entry, the blob of a KindRedaction; nil for a tenant
-	Recorded  time.Time // when the deletion was made durable
-	Verified  time.Time // when the verification scan counted zero; zero until then
-	Deletions []Deletion
-	Redaction *Redaction // set exactly for a KindRedaction entry
+	ID     uuid.UUID // a UUIDv7: entries sort in the order they were made
+	Kind   Kind
+	Scope  storage.TenantScope
+	Entity uuid.UUID // the entity of a KindEntity entry, the blob of a KindRedaction; nil for a tenant
+	// Deployment is the deployment whose store made the entry (Deployment
+	// of that store); Commit sets it. A restore refuses, unless asked, an
+	// entry of another deployment. Nil in entries written before entries
+	// named their deployment.
+	Deployment uuid.UUID
+	Recorded   time.Time // when the deletion was made durable
+	Verified   time.Time // when the verification scan counted zero; zero until then
+	Deletions  []Deletion
+	Redaction  *Redaction // set exactly for a KindRedaction entry
+	// Pending names the members of a replicated engine (etcd) that had not
+	// yet rewritten their files when the erasure was verified through a
+	// quorum: their files may still hold the erased bytes until they do.
+	// Empty once every member has; set only on a verified entry.
+	Pending []string
 }
+
+// Limits of Pending: at most maxPending names of 1 to maxMemberName bytes.
+const (
+	maxPending    = 255
+	maxMemberName = 255
+)
 
 // Errors of the ledger. Functions wrap them with context.
 var (
@@ -130,7 +147,9 @@ func NewEntry(kind Kind, scope storage.TenantScope, entity uuid.UUID) (Entry, er
 // check reports, as ErrBadEntry, an entry that is not consistent: an
 // unknown kind, a nil id or scope, an entity where its kind has none or
 // none where it needs one, a redaction section on an entry of another
-// kind or missing from a redaction, or a redaction that is not one.
+// kind or missing from a redaction, a redaction that is not one, a tenant
+// erasure that does not delete the whole tenant (checkCoverage), or
+// pending members it cannot have (checkPending).
 func (en *Entry) check() error {
 	switch {
 	case !en.Kind.Valid():
@@ -143,12 +162,61 @@ func (en *Entry) check() error {
 		return fmt.Errorf("%w: a %s erasure with entity %s", ErrBadEntry, en.Kind, en.Entity)
 	case (en.Kind == KindRedaction) != (en.Redaction != nil):
 		return fmt.Errorf("%w: a %s erasure with redaction %v", ErrBadEntry, en.Kind, en.Redaction)
+	}
+	if err := en.checkPending(); err != nil {
+		return err
+	}
+	switch {
+	case en.Kind == KindTenant:
+		return en.checkCoverage()
 	case en.Redaction == nil:
 		return nil
 	case len(en.Deletions) != 0:
 		return fmt.Errorf("%w: a redaction with %d range deletions", ErrBadEntry, len(en.Deletions))
 	}
 	return en.Redaction.check()
+}
+
+// checkCoverage reports, as ErrBadEntry, a tenant entry that does not
+// delete the whole tenant: one deletion per family, in family order, each
+// over exactly storage.TenantAll of the entry's scope. An entry that
+// claims a tenant erasure must prove it: replayed, it leaves no row of the
+// tenant in any family, and an entry with fewer or narrower deletions
+// (a forged file naming a tenant it does not erase) is refused before
+// anything is deleted or any tenant marked erased.
+func (en *Entry) checkCoverage() error {
+	families := storage.Families()
+	if len(en.Deletions) != len(families) {
+		return fmt.Errorf("%w: a tenant erasure of %d ranges; it must delete all %d families of the tenant", ErrBadEntry, len(en.Deletions), len(families))
+	}
+	for i, cf := range families {
+		d := en.Deletions[i]
+		all := storage.TenantAll(en.Scope, cf)
+		lower, upper := all.Bounds()
+		if d.Family != cf || !bytes.Equal(d.Lower, lower) || !bytes.Equal(d.Upper, upper) || (d.Upper == nil) != (upper == nil) {
+			return fmt.Errorf("%w: a tenant erasure whose deletion %d is not all of %s of tenant %s", ErrBadEntry, i, cf, en.Scope)
+		}
+	}
+	return nil
+}
+
+// checkPending reports, as ErrBadEntry, members pending on an entry not
+// yet verified, too many of them, a name empty, too long or repeated.
+func (en *Entry) checkPending() error {
+	switch {
+	case len(en.Pending) == 0:
+		return nil
+	case en.Verified.IsZero():
+		return fmt.Errorf("%w: members pending on an erasure not verified", ErrBadEntry)
+	case len(en.Pending) > maxPending:
+		return fmt.Errorf("%w: %d members pending (at most %d)", ErrBadEntry, len(en.Pending), maxPending)
+	}
+	for i, m := range en.Pending {
+		if m == "" || len(m) > maxMemberName || slices.Contains(en.Pending[:i], m) {
+			return fmt.Errorf("%w: pending member %d %q is empty, longer than %d bytes or repeated", ErrBadEntry, i, m, maxMemberName)
+		}
+	}
+	return nil
 }
 
 // check reports a redaction whose ranges are not sorted, non-empty and

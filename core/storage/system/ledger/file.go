@@ -19,7 +19,7 @@ import (
 //
 //	"TELHA-LEDGER" [version 1]
 //	entries x [value length 4][value]   (the value format of value.go,
-//	                                     either version)
+//	                                     any version)
 //	[0xFFFFFFFF][entry count 8][crc32c 4 of every byte before it]
 //
 // The trailer makes a file cut short, or with an entry dropped, fail to
@@ -30,7 +30,7 @@ const (
 	fileVersion = 1
 	endMark     = math.MaxUint32
 	// maxValueLen bounds one entry's value in a file.
-	maxValueLen = headerLen + math.MaxUint16*(2*maxBoundLen+22) + redactionLen + math.MaxUint16*rangeLen + checksumLen
+	maxValueLen = headerLen + deploymentLen + math.MaxUint16*(2*maxBoundLen+22) + redactionLen + math.MaxUint16*rangeLen + maxPendingLen + checksumLen
 )
 
 // WriteFile writes the ledger of r to w as a ledger file, and returns the

@@ -57,7 +57,7 @@ func FuzzReadFile(f *testing.F) {
 	s := storagetest.TenantScope(f)
 	for _, en := range []Entry{tenantEntry(f, s), redactionEntry(f, s, storagetest.ID(8))} {
 		var work storage.Batch
-		if err := Commit(e, &work, en); err != nil {
+		if err := Commit(e, &work, &en); err != nil {
 			f.Fatal(err)
 		}
 	}

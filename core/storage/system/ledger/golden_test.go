@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/values.txt and 
 // goldenEntries are entries of fixed content, one per kind and version:
 // their values are in testdata/golden/values.txt and, as seeds, in the
 // corpus of FuzzDecodeValue (one each) and of FuzzReadFile (one ledger
-// file of all four).
+// file of them all).
 func goldenEntries(t *testing.T) []struct {
 	name string
 	en   Entry
@@ -43,8 +43,9 @@ func goldenEntries(t *testing.T) []struct {
 	blob := uuid.MustParse("44444444-4444-4444-8444-444444444444")
 
 	tenant := entry(1, KindTenant, uuid.Nil)
-	tenant.Add(storage.TenantAll(scope, storage.NodeVersions), 7, 700)
-	tenant.Add(storage.TenantAll(scope, storage.Spans), 2, 180)
+	for i, r := range storage.TenantRanges(scope) {
+		tenant.Add(r, uint64(7*i), uint64(700*i))
+	}
 	entity := entry(2, KindEntity, node)
 	entity.AddKey(storage.NodeVersionKey(scope, node, 10, 20), 1, 90)
 	entity.Add(storage.NodeVectors(scope, node), 0, 0)
@@ -53,6 +54,13 @@ func goldenEntries(t *testing.T) []struct {
 	deletion := entry(4, KindRedaction, blob)
 	deletion.Verified = time.Time{}
 	deletion.Redaction = &Redaction{Deleted: true, EraseFacts: true, KeyedDigest: [32]byte{0xef, 31: 0x01}}
+	deployment := uuid.MustParse("55555555-5555-4555-8555-555555555555")
+	named := tenant
+	named.ID, named.Deployment, named.Pending = uuid.MustParse("0195f000-0000-7000-8000-000000000005"), deployment, []string{"8e9e05c52164694d", "member-3"}
+	namedEntity := entity
+	namedEntity.ID, namedEntity.Deployment = uuid.MustParse("0195f000-0000-7000-8000-000000000006"), deployment
+	namedRedaction := redaction
+	namedRedaction.ID, namedRedaction.Deployment = uuid.MustParse("0195f000-0000-7000-8000-000000000007"), deployment
 	return []struct {
 		name string
 		en   Entry
@@ -61,6 +69,9 @@ func goldenEntries(t *testing.T) []struct {
 		{"entity-v1", entity},
 		{"redaction-v2", redaction},
 		{"deletion-v2", deletion},
+		{"tenant-v3", named},
+		{"entity-v3", namedEntity},
+		{"redaction-v3", namedRedaction},
 	}
 }
 
@@ -97,8 +108,13 @@ func TestGoldenValues(t *testing.T) {
 	if *update {
 		e := storage.NewMemoryEngine()
 		for _, g := range goldenEntries(t) {
-			var work storage.Batch
-			if err := Commit(e, &work, g.en); err != nil {
+			// Written as they are: Commit would give the entries
+			// without a deployment this store's, a random one.
+			var b storage.Batch
+			if err := put(&b, &g.en); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.WriteDurable(&b); err != nil {
 				t.Fatal(err)
 			}
 		}

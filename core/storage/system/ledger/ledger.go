@@ -13,10 +13,18 @@ import (
 // and its record land together or not at all. work is not changed: its
 // mutations are copied, so the entry's key never reaches the caller. en
 // must be consistent (its kind, scope and entity) and every deletion must
-// lie inside its tenant (Entry.Ranges).
-func Commit(e storage.Engine, work *storage.Batch, en Entry) error {
+// lie inside its tenant (Entry.Ranges). An entry that names no deployment
+// is given e's (Deployment), in en too.
+func Commit(e storage.Engine, work *storage.Batch, en *Entry) error {
 	if err := work.Err(); err != nil {
 		return fmt.Errorf("commit ledger entry %s: %w", en.ID, err)
+	}
+	if en.Deployment == uuid.Nil {
+		id, err := Deployment(e)
+		if err != nil {
+			return fmt.Errorf("commit ledger entry %s: %w", en.ID, err)
+		}
+		en.Deployment = id
 	}
 	var b storage.Batch
 	for _, m := range work.All() {
@@ -29,7 +37,7 @@ func Commit(e storage.Engine, work *storage.Batch, en Entry) error {
 			b.DeleteRange(m.Range)
 		}
 	}
-	if err := put(&b, &en); err != nil {
+	if err := put(&b, en); err != nil {
 		return fmt.Errorf("commit ledger entry %s: %w", en.ID, err)
 	}
 	if err := e.WriteDurable(&b); err != nil {
@@ -60,7 +68,8 @@ func entryKey(en *Entry) storage.Key {
 }
 
 // MarkVerified records that the verification scan of en found its ranges
-// empty, at en.Verified, which must be set. The write is durable.
+// empty, at en.Verified, which must be set, and which members, if any,
+// have not yet rewritten their files (en.Pending). The write is durable.
 func MarkVerified(e storage.Engine, en Entry) error {
 	if en.Verified.IsZero() {
 		return fmt.Errorf("mark ledger entry %s verified: %w: no verification time", en.ID, ErrBadEntry)

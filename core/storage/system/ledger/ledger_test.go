@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func TestCommitReadReplay(t *testing.T) {
 		en := tenantEntry(t, a)
 		var work storage.Batch
 		storage.AddTenantDeletion(&work, a)
-		if err := Commit(e, &work, en); err != nil {
+		if err := Commit(e, &work, &en); err != nil {
 			t.Fatal(err)
 		}
 		if work.Len() != len(storage.Families()) {
@@ -104,10 +105,11 @@ func TestCommitReadReplay(t *testing.T) {
 	})
 }
 
-// TestReplayConfinement replays entries whose stored bounds leave the
-// tenant they name: another tenant's range, the system prefix, a half-nil
-// scope, an upper bound past the scope. Each is ErrBadEntry and deletes
-// nothing.
+// TestReplayConfinement replays entity entries whose stored bounds leave
+// the tenant they name: another tenant's range, the system prefix, a
+// half-nil scope, an upper bound past the scope. Each is ErrBadEntry and
+// deletes nothing. (A tenant entry is refused before its bounds are
+// rebuilt unless it is exactly the whole tenant: TestTenantEntryCoverage.)
 func TestReplayConfinement(t *testing.T) {
 	scopes := storagetest.TenantScopes(t, 2)
 	a, b := scopes[0], scopes[1]
@@ -136,7 +138,7 @@ func TestReplayConfinement(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		en, err := NewEntry(KindTenant, a, uuid.Nil)
+		en, err := NewEntry(KindEntity, a, storagetest.ID(1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +147,7 @@ func TestReplayConfinement(t *testing.T) {
 			t.Errorf("replay of %s = %v, want ErrBadEntry", c.name, err)
 		}
 		var work storage.Batch
-		if err := Commit(e, &work, en); !errors.Is(err, ErrBadEntry) {
+		if err := Commit(e, &work, &en); !errors.Is(err, ErrBadEntry) {
 			t.Errorf("commit of %s = %v, want ErrBadEntry", c.name, err)
 		}
 		for _, s := range scopes {
@@ -154,6 +156,91 @@ func TestReplayConfinement(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTenantEntryCoverage forges tenant entries that name tenant a
+// without erasing all of it, with valid checksums: no deletion, a's
+// node_versions alone, every family but one, one family's range narrowed
+// to one entity, the families out of order, another tenant's bounds.
+// Replay, Commit and a ledger file holding one refuse each with
+// ErrBadEntry, and nothing is deleted.
+func TestTenantEntryCoverage(t *testing.T) {
+	scopes := storagetest.TenantScopes(t, 2)
+	a, b := scopes[0], scopes[1]
+	full := tenantEntry(t, a)
+	forge := map[string]func(en *Entry){
+		"no deletion":        func(en *Entry) { en.Deletions = nil },
+		"node_versions only": func(en *Entry) { en.Deletions = en.Deletions[:1] },
+		"all but the last family": func(en *Entry) {
+			en.Deletions = en.Deletions[:len(en.Deletions)-1]
+		},
+		"one family narrowed to one entity": func(en *Entry) {
+			r := storage.NodeHistory(a, storagetest.ID(1))
+			lower, upper := r.Bounds()
+			en.Deletions[0].Lower, en.Deletions[0].Upper = lower, upper
+		},
+		"families out of order": func(en *Entry) {
+			en.Deletions[0], en.Deletions[1] = en.Deletions[1], en.Deletions[0]
+		},
+		"another tenant's bounds": func(en *Entry) { en.Deletions = tenantEntry(t, b).Deletions },
+	}
+	for name, f := range forge {
+		e := storage.NewMemoryEngine()
+		row := storage.NodeVersionKey(a, storagetest.ID(1), 0, 0)
+		if err := e.Put(row, []byte("row")); err != nil {
+			t.Fatal(err)
+		}
+		en := full
+		en.Deletions = slices.Clone(full.Deletions)
+		f(&en)
+		if err := Replay(e, en); !errors.Is(err, ErrBadEntry) {
+			t.Errorf("%s: Replay = %v, want ErrBadEntry", name, err)
+		}
+		var work storage.Batch
+		if err := Commit(e, &work, &en); !errors.Is(err, ErrBadEntry) {
+			t.Errorf("%s: Commit = %v, want ErrBadEntry", name, err)
+		}
+		if _, err := e.Get(row); err != nil {
+			t.Errorf("%s: the tenant's row is gone: %v", name, err)
+		}
+		v, err := encode(&en)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadFile(bytes.NewReader(fileOf(v))); !errors.Is(err, ErrBadEntry) {
+			t.Errorf("%s: a ledger file holding the entry, its checksums right: %v, want ErrBadEntry", name, err)
+		}
+	}
+}
+
+// TestDeployment checks the deployment id: created once, durably, then
+// read back the same by every reader; Commit names it in the entries it
+// writes, and a checkpoint (a copy of the rows) keeps it.
+func TestDeployment(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
+		if _, ok, err := ReadDeployment(e); ok || err != nil {
+			t.Fatalf("a new store has a deployment id: %v, %v", ok, err)
+		}
+		id, err := Deployment(e)
+		if err != nil || id == uuid.Nil {
+			t.Fatalf("Deployment = %s, %v", id, err)
+		}
+		for range 3 {
+			if again, err := Deployment(e); err != nil || again != id {
+				t.Fatalf("Deployment again = %s, %v; want %s", again, err, id)
+			}
+		}
+		en := tenantEntry(t, storagetest.TenantScope(t))
+		var work storage.Batch
+		if err := Commit(e, &work, &en); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Get(e, en.ID)
+		if err != nil || got.Deployment != id || en.Deployment != id {
+			t.Errorf("the committed entry names deployment %s (the caller's %s), %v; want %s", got.Deployment, en.Deployment, err, id)
+		}
+	})
 }
 
 func TestNewEntryRefuses(t *testing.T) {
@@ -183,7 +270,7 @@ func TestReadFileRefusesDamage(t *testing.T) {
 	e := storage.NewMemoryEngine()
 	for range 3 {
 		var work storage.Batch
-		if err := Commit(e, &work, tenantEntry(t, storagetest.TenantScope(t))); err != nil {
+		if err := Commit(e, &work, new(tenantEntry(t, storagetest.TenantScope(t)))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -35,7 +35,7 @@ func TestRedactionEntry(t *testing.T) {
 		redact := redactionEntry(t, scope, storagetest.ID(1))
 		deleted := redactionEntry(t, scope, storagetest.ID(2))
 		deleted.Redaction.Ranges, deleted.Redaction.Deleted, deleted.Redaction.EraseFacts = nil, true, true
-		for _, en := range []Entry{redact, deleted} {
+		for _, en := range []*Entry{&redact, &deleted} {
 			var work storage.Batch
 			work.Put(storage.SourceChunkKey(scope, en.Entity, 0), []byte("rewritten"))
 			if err := Commit(e, &work, en); err != nil {
@@ -45,7 +45,7 @@ func TestRedactionEntry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkEqual(t, got, en)
+			checkEqual(t, got, *en)
 			if got.Redaction == nil || got.Entity != en.Entity || got.Redaction.Deleted != en.Redaction.Deleted {
 				t.Errorf("read back %+v, want %+v", got, en)
 			}
@@ -115,7 +115,7 @@ func TestForgedRedactionsRefused(t *testing.T) {
 	for name, en := range forgedRedactions(t) {
 		e := storage.NewMemoryEngine()
 		var work storage.Batch
-		if err := Commit(e, &work, en); !errors.Is(err, ErrBadEntry) {
+		if err := Commit(e, &work, &en); !errors.Is(err, ErrBadEntry) {
 			t.Errorf("Commit of %s = %v, want ErrBadEntry", name, err)
 		}
 		if _, err := en.Ranges(); !errors.Is(err, ErrBadEntry) {
@@ -146,7 +146,8 @@ func TestRedactionValueDamage(t *testing.T) {
 	section := len(good) - checksumLen - redactionLen - len(en.Redaction.Ranges)*rangeLen
 	for name, change := range map[string]func(v []byte) []byte{
 		"version 1":                 func(v []byte) []byte { v[0] = valueVersion; return v },
-		"version 3":                 func(v []byte) []byte { v[0] = 3; return v },
+		"version 3":                 func(v []byte) []byte { v[0] = namedVersion; return v },
+		"version 4":                 func(v []byte) []byte { v[0] = namedVersion + 1; return v },
 		"an unknown redaction flag": func(v []byte) []byte { v[section] |= 0x80; return v },
 		"one range more":            func(v []byte) []byte { v[section+33+1]++; return v },
 		"one range less":            func(v []byte) []byte { v[section+33+1]--; return v },

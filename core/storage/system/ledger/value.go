@@ -27,9 +27,19 @@ import (
 //
 //	[redaction flags 1][keyed digest 32][ranges 2] ranges x [start 8][end 8]
 //
-// An entry is written in the lowest version that holds it, so tenant and
-// entity entries keep the bytes they had before version 2 existed, and
-// every value decodes and encodes back to the same bytes.
+// Version 3, the value of an entry that names its deployment or lists
+// members pending (any kind), is version 1 with the version byte 0x03, the
+// deployment id after the entity, and, between the deletions and the
+// checksum, the redaction section (for a redaction alone) and the pending
+// members:
+//
+//	... [entity 16][deployment 16][recorded 8] ... deletions ...
+//	[redaction section, KindRedaction only]
+//	[pending 1] pending x [name length 1][name]
+//
+// An entry is written in the lowest version that holds it, so entries
+// made before a version existed keep their bytes, and every value decodes
+// and encodes back to the same bytes.
 //
 // Times are Unix microseconds. Flag bit 0 says the entry is verified
 // (verified holds the time). An upper flag of 0 means "to the end of the
@@ -41,6 +51,7 @@ import (
 const (
 	valueVersion     = 1
 	redactionVersion = 2
+	namedVersion     = 3
 	flagVerified     = 1
 
 	redactionDeleted    = 1
@@ -48,6 +59,8 @@ const (
 
 	headerLen   = 1 + 1 + 1 + 16 + 16 + 16 + 16 + 8 + 8 + 2
 	checksumLen = 4
+	// deploymentLen is what version 3 adds to the header.
+	deploymentLen = 16
 	// maxBoundLen bounds a stored bound: a key, and the one byte a
 	// point range adds.
 	maxBoundLen = storage.MaxKeyLen + 1
@@ -55,6 +68,8 @@ const (
 	// redaction section without its ranges.
 	rangeLen     = 8 + 8
 	redactionLen = 1 + 32 + 2
+	// maxPendingLen bounds the pending members of version 3.
+	maxPendingLen = 1 + maxPending*(1+maxMemberName)
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -71,7 +86,13 @@ func encode(en *Entry) ([]byte, error) {
 			return nil, fmt.Errorf("%w: %d redacted ranges in one entry (at most %d)", ErrBadEntry, ranges, math.MaxUint16)
 		}
 	}
-	b := make([]byte, 0, headerLen+len(en.Deletions)*(2*maxBoundLen+22)+redactionLen+ranges*rangeLen+checksumLen)
+	if en.Deployment != uuid.Nil || len(en.Pending) > 0 {
+		version = namedVersion
+	}
+	if err := en.checkPending(); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, headerLen+deploymentLen+len(en.Deletions)*(2*maxBoundLen+22)+redactionLen+ranges*rangeLen+maxPendingLen+checksumLen)
 	var flags byte
 	var verified int64
 	if !en.Verified.IsZero() {
@@ -83,6 +104,9 @@ func encode(en *Entry) ([]byte, error) {
 	b = append(b, tenant[:]...)
 	b = append(b, org[:]...)
 	b = append(b, en.Entity[:]...)
+	if version == namedVersion {
+		b = append(b, en.Deployment[:]...)
+	}
 	b = binary.BigEndian.AppendUint64(b, uint64(en.Recorded.UnixMicro()))
 	b = binary.BigEndian.AppendUint64(b, uint64(verified))
 	b = binary.BigEndian.AppendUint16(b, uint16(len(en.Deletions)))
@@ -119,6 +143,13 @@ func encode(en *Entry) ([]byte, error) {
 			b = binary.BigEndian.AppendUint64(b, r.End)
 		}
 	}
+	if version == namedVersion {
+		b = append(b, byte(len(en.Pending)))
+		for _, m := range en.Pending {
+			b = append(b, byte(len(m)))
+			b = append(b, m...)
+		}
+	}
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
 }
 
@@ -136,8 +167,8 @@ func decode(b []byte) (Entry, error) {
 	}
 	r := reader{b: body}
 	version := r.u8()
-	if version != valueVersion && version != redactionVersion {
-		return bad("version %d, want %d or %d", version, valueVersion, redactionVersion)
+	if version < valueVersion || version > namedVersion {
+		return bad("version %d, want %d to %d", version, valueVersion, namedVersion)
 	}
 	var en Entry
 	en.Kind = Kind(r.u8())
@@ -145,6 +176,9 @@ func decode(b []byte) (Entry, error) {
 	en.ID = r.id()
 	tenant, org := r.id(), r.id()
 	en.Entity = r.id()
+	if version == namedVersion {
+		en.Deployment = r.id()
+	}
 	recorded, verified := int64(r.u64()), int64(r.u64())
 	n := int(r.u16())
 	switch {
@@ -152,7 +186,7 @@ func decode(b []byte) (Entry, error) {
 		return bad("flags %02x", flags)
 	case flags == 0 && verified != 0:
 		return bad("a verification time without the verified flag")
-	case (version == redactionVersion) != (en.Kind == KindRedaction):
+	case version != namedVersion && (version == redactionVersion) != (en.Kind == KindRedaction):
 		return bad("a %s erasure in version %d", en.Kind, version)
 	}
 	scope, err := storage.NewTenantScope(tenant, org)
@@ -186,13 +220,22 @@ func decode(b []byte) (Entry, error) {
 		}
 		en.Deletions = append(en.Deletions, d)
 	}
-	if version == redactionVersion {
+	if version == redactionVersion || version == namedVersion && en.Kind == KindRedaction {
 		en.Redaction = decodeRedaction(&r)
 		if r.short {
 			return bad("redaction cut short")
 		}
 		if en.Redaction == nil {
 			return bad("redaction flags")
+		}
+	}
+	if version == namedVersion {
+		en.Pending = decodePending(&r)
+		if r.short {
+			return bad("pending members cut short")
+		}
+		if en.Deployment == uuid.Nil && len(en.Pending) == 0 {
+			return bad("a version %d entry that names no deployment and no member", version)
 		}
 	}
 	if r.short || r.off != len(body) {
@@ -223,6 +266,20 @@ func decodeRedaction(r *reader) *Redaction {
 		return nil
 	}
 	return rd
+}
+
+// decodePending reads the pending members of version 3; nil if none.
+func decodePending(r *reader) []string {
+	n := int(r.u8())
+	var out []string
+	for range n {
+		m := r.take(int(r.u8()))
+		if r.short {
+			return nil
+		}
+		out = append(out, string(m))
+	}
+	return out
 }
 
 // reader reads a value front to back; a read past the end sets short and

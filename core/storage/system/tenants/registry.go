@@ -129,18 +129,43 @@ func List(r storage.Reader) ([]Tenant, error) {
 	return out, nil
 }
 
-// SetState moves the tenant of scope to state next, durably: Active to
-// Erasing, Erasing to Erasing (an erasure resumed) and Erasing to Erased.
-// Any other change, or an invalid state, fails with ErrBadTransition and
-// writes nothing; an unknown scope fails with ErrUnknownTenant. Moving to
-// Erased drops the display name.
+// SetState moves the tenant of scope to state next, durably (see
+// State.canBecome for the changes allowed). Any other change, or an
+// invalid state, fails with ErrBadTransition and writes nothing; an
+// unknown scope fails with ErrUnknownTenant. Moving to Erased drops the
+// display name.
 func SetState(e storage.Engine, scope storage.TenantScope, next State) error {
 	if e == nil {
 		return fmt.Errorf("set tenant %s %s: %w", scope, next, ErrNoEngine)
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	t, err := Get(e, scope)
+	var b storage.Batch
+	if err := addState(e, &b, scope, next); err != nil {
+		return err
+	}
+	if err := e.WriteDurable(&b); err != nil {
+		return fmt.Errorf("write tenant %s: %w", scope, err)
+	}
+	return nil
+}
+
+// AddState adds to b the change of the tenant of scope to state next, as
+// read from r, with the checks of SetState: a caller whose last batch of
+// work must land with the change (an import's last rows and the tenant
+// active again) writes both in one batch. Nothing is written if b is not.
+func AddState(r storage.Reader, b *storage.Batch, scope storage.TenantScope, next State) error {
+	if r == nil {
+		return fmt.Errorf("set tenant %s %s: %w", scope, next, ErrNoEngine)
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	return addState(r, b, scope, next)
+}
+
+// addState is AddState with registryMu held.
+func addState(r storage.Reader, b *storage.Batch, scope storage.TenantScope, next State) error {
+	t, err := Get(r, scope)
 	if err != nil {
 		return fmt.Errorf("set tenant state %s: %w", next, err)
 	}
@@ -152,7 +177,8 @@ func SetState(e storage.Engine, scope storage.TenantScope, next State) error {
 	if next == Erased {
 		t.Name = ""
 	}
-	return put(e, t)
+	addRecord(b, t)
+	return b.Err()
 }
 
 func latest(a, b time.Time) time.Time {
@@ -162,10 +188,15 @@ func latest(a, b time.Time) time.Time {
 	return b
 }
 
+// addRecord adds the row of t to b.
+func addRecord(b *storage.Batch, t Tenant) {
+	b.Put(storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(t.Scope)), encodeRecord(t))
+}
+
 // put writes the row of t durably.
 func put(e storage.Engine, t Tenant) error {
 	var b storage.Batch
-	b.Put(storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(t.Scope)), encodeRecord(t))
+	addRecord(&b, t)
 	if err := e.WriteDurable(&b); err != nil {
 		return fmt.Errorf("write tenant %s: %w", t.Scope, err)
 	}

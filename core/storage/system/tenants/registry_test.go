@@ -148,8 +148,11 @@ func TestUnknownTenant(t *testing.T) {
 }
 
 func TestSetStateTransitions(t *testing.T) {
-	states := []State{0, Active, Erasing, Erased, 4}
-	legal := map[[2]State]bool{{Active, Erasing}: true, {Erasing, Erasing}: true, {Erasing, Erased}: true}
+	states := []State{0, Active, Erasing, Erased, Importing, 5}
+	legal := map[[2]State]bool{
+		{Active, Importing}: true, {Importing, Active}: true, {Active, Erasing}: true, {Importing, Erasing}: true,
+		{Erasing, Erasing}: true, {Erasing, Erased}: true,
+	}
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		e := env.Engine
 		n := byte(0)
@@ -160,17 +163,15 @@ func TestSetStateTransitions(t *testing.T) {
 			if err := Provision(e, s, fmt.Sprintf("t%d", n)); err != nil {
 				t.Fatal(err)
 			}
-			for _, st := range []State{Erasing, Erased} {
-				if st > from {
-					break
-				}
+			path := map[State][]State{Importing: {Importing}, Erasing: {Erasing}, Erased: {Erasing, Erased}}
+			for _, st := range path[from] {
 				if err := SetState(e, s, st); err != nil {
 					t.Fatal(err)
 				}
 			}
 			return s
 		}
-		for _, from := range []State{Active, Erasing, Erased} {
+		for _, from := range []State{Active, Importing, Erasing, Erased} {
 			for _, to := range states {
 				s := reach(from)
 				before, _ := Get(e, s)

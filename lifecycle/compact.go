@@ -1,0 +1,75 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/ledger"
+)
+
+// A replicated engine (etcd) compacts through a quorum of its members: a
+// member that is down cannot rewrite its files, which may still hold the
+// erased bytes, and the engine says which (storage.CompactPendingError).
+// The erasure does not wait for it: the deletion is done and recorded,
+// the history is compacted, every read through the quorum verifies, and
+// the ledger entry names the members still pending (Entry.Pending). The
+// command says so. Resume, which every command runs when it opens the
+// store, compacts again and clears the members once they are back.
+
+// compact compacts rs (described as target) for the erasure what,
+// printing progress, and returns the members a replicated engine could not
+// yet compact on; any other failure is an error.
+func compact(e storage.Engine, rs []storage.ScanRange, what, target string, opts EraseOptions) ([]string, error) {
+	opts.progress("%s: compacting %s", what, target)
+	start := time.Now()
+	err := storage.Compact(e, rs)
+	var pending *storage.CompactPendingError
+	switch {
+	case errors.As(err, &pending):
+		opts.progress("%s: compacted through a quorum in %v; members %v have not rewritten their files yet: %v",
+			what, time.Since(start).Round(time.Millisecond), pending.Members, pending.Err)
+		return pending.Members, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	opts.progress("%s: compacted in %v", what, time.Since(start).Round(time.Millisecond))
+	return nil, nil
+}
+
+// markVerified records in the ledger that en verified, now unless it was
+// verified before, with the members pending; it writes only what changed.
+func markVerified(e storage.Engine, en *ledger.Entry, pending []string) error {
+	if !en.Verified.IsZero() && slices.Equal(en.Pending, pending) {
+		return nil
+	}
+	if en.Verified.IsZero() {
+		en.Verified = time.Now().UTC().Truncate(time.Microsecond)
+	}
+	en.Pending = pending
+	return ledger.MarkVerified(e, *en)
+}
+
+// finishPending compacts again what the verified entry en erased, for the
+// members it names pending, and records the members still pending (none,
+// once they are all back).
+func finishPending(e storage.Engine, en ledger.Entry, opts EraseOptions) (ledger.Entry, error) {
+	what := fmt.Sprintf("resume: erasure %s of %s %s", en.ID, en.Kind, en.Scope)
+	rs := []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)}
+	if en.Kind != ledger.KindRedaction {
+		var err error
+		if rs, err = en.Ranges(); err != nil {
+			return en, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	pending, err := compact(e, rs, what, fmt.Sprintf("%d ranges again", len(rs)), opts)
+	if err != nil {
+		return en, err
+	}
+	if err := markVerified(e, &en, pending); err != nil {
+		return en, fmt.Errorf("%s: %w", what, err)
+	}
+	return en, nil
+}
