@@ -52,6 +52,9 @@ type Config struct {
 	// Grants are the capabilities granted to packages outside the
 	// authority.
 	Grants []Grant
+	// Serves are the package trees that serve requests: their scope comes
+	// from the request's credential (see scopesource).
+	Serves []string
 	// Fixtures are the directories, relative to the repository root, of
 	// deliberate violations (the analyzers' own testdata) that the gate
 	// does not analyze; an element may be a path.Match pattern.
@@ -89,10 +92,11 @@ const (
 	Asm      = "asm"      // assembly and object files
 	Plugin   = "plugin"   // the plugin package
 	Dlopen   = "dlopen"   // loading a shared library at run time
+	Scope    = "scope"    // making a tenant scope in a package that serves requests
 )
 
 // Capabilities lists the capabilities.
-var Capabilities = []string{Unsafe, Reflect, Linkname, Cgo, Asm, Plugin, Dlopen}
+var Capabilities = []string{Unsafe, Reflect, Linkname, Cgo, Asm, Plugin, Dlopen, Scope}
 
 // Tree is one package tree of the authority.
 type Tree struct {
@@ -226,6 +230,16 @@ func (c *Config) Granted(p Package, capability, root string) (Grant, bool) {
 		}
 	}
 	return Grant{}, false
+}
+
+// Serving reports whether p lies in a package tree that serves requests.
+func (c *Config) Serving(p Package, root string) bool {
+	for _, tree := range c.Serves {
+		if c.Holds(tree, true, p, root) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsFixture reports whether the directory dir, relative to the

@@ -12,8 +12,9 @@ import (
 // "verb arguments" line per entry, "#" starting a comment.
 func Parse(text string) (*Config, error) {
 	c := &Config{text: text}
-	// Grants are checked against the modules and the authority, which
-	// any line may declare: they are read in a second pass.
+	// Grants and serves lines are checked against the modules and the
+	// authority, which any line may declare: they are read in a second
+	// pass.
 	type pending struct {
 		line int
 		args []string
@@ -27,8 +28,8 @@ func Parse(text string) (*Config, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		if fields[0] == "grant" {
-			grants = append(grants, pending{i + 1, fields[1:]})
+		if fields[0] == "grant" || fields[0] == "serves" {
+			grants = append(grants, pending{i + 1, fields})
 			continue
 		}
 		if err := c.add(fields[0], fields[1:]); err != nil {
@@ -39,7 +40,7 @@ func Parse(text string) (*Config, error) {
 		return nil, fmt.Errorf("authority.conf: no authority line")
 	}
 	for _, g := range grants {
-		if err := c.add("grant", g.args); err != nil {
+		if err := c.add(g.args[0], g.args[1:]); err != nil {
 			return nil, fmt.Errorf("authority.conf:%d: %w", g.line, err)
 		}
 	}
@@ -55,13 +56,14 @@ var verbs = map[string]int{
 	"binding":   1,
 	"clib":      1,
 	"grant":     -3,
+	"serves":    -1,
 	"fixtures":  -1,
 }
 
 func (c *Config) add(verb string, args []string) error {
 	n, ok := verbs[verb]
 	if !ok {
-		return fmt.Errorf("unknown verb %q (want authority, module, binding, clib, grant or fixtures)", verb)
+		return fmt.Errorf("unknown verb %q (want authority, module, binding, clib, grant, serves or fixtures)", verb)
 	}
 	if n >= 0 && len(args) != n {
 		return fmt.Errorf("%s takes %d arguments, got %d", verb, n, len(args))
@@ -97,6 +99,13 @@ func (c *Config) add(verb string, args []string) error {
 		c.clibs = append(c.clibs, regexp.MustCompile(`(?i)(^|[^\pL\pN]|-l|lib)`+regexp.QuoteMeta(args[0])))
 	case "grant":
 		return c.addGrant(Grant{Package: args[0], Capability: args[1], Reason: strings.Join(args[2:], " ")})
+	case "serves":
+		for _, tree := range args {
+			if _, ok := c.ModuleOf(tree); !ok {
+				return fmt.Errorf("serves %s: no module line holds the package tree", tree)
+			}
+			c.Serves = append(c.Serves, tree)
+		}
 	case "fixtures":
 		for _, dir := range args {
 			if err := checkRelative(dir); err != nil {

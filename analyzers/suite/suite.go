@@ -8,8 +8,9 @@ import (
 	"telha.dev/analyzers/bytekey"
 	"telha.dev/analyzers/capability"
 	"telha.dev/analyzers/rawiter"
+	"telha.dev/analyzers/scopesource"
 	"telha.dev/analyzers/systemscope"
 )
 
 // Analyzers are the Telha rules.
-var Analyzers = []*analysis.Analyzer{rawiter.Analyzer, bytekey.Analyzer, systemscope.Analyzer, capability.Analyzer}
+var Analyzers = []*analysis.Analyzer{rawiter.Analyzer, bytekey.Analyzer, systemscope.Analyzer, capability.Analyzer, scopesource.Analyzer}

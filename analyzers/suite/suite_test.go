@@ -16,12 +16,12 @@ func TestAnalyzers(t *testing.T) {
 	for _, a := range suite.Analyzers {
 		names[a.Name] = true
 	}
-	for _, name := range []string{"rawiter", "bytekey", "systemscope", "capability"} {
+	for _, name := range []string{"rawiter", "bytekey", "systemscope", "capability", "scopesource"} {
 		if !names[name] {
 			t.Errorf("suite lacks %s", name)
 		}
 	}
-	if len(suite.Analyzers) != 4 || len(names) != 4 {
-		t.Errorf("suite has %d analyzers with %d distinct names, want 4 distinct", len(suite.Analyzers), len(names))
+	if len(suite.Analyzers) != 5 || len(names) != 5 {
+		t.Errorf("suite has %d analyzers with %d distinct names, want 5 distinct", len(suite.Analyzers), len(names))
 	}
 }

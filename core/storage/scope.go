@@ -19,6 +19,7 @@ const ScopeLen = 32
 // invalid, and engines reject them.
 //
 //telha:opaque use storage.NewTenantScope
+//telha:credential take the scope from the request's principal, which the authentication package makes from the credential
 type TenantScope struct {
 	p [ScopeLen]byte // [tenant id 16][organization id 16]
 }

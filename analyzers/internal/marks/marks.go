@@ -12,12 +12,15 @@
 //
 //	//telha:restricted <kind> <advice>
 //	//telha:opaque <advice>
+//	//telha:credential <advice>
 //	//telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]]
 //
 // A restricted declaration may not be referenced outside the authority; the
 // kind says which rule enforces it ("rawbytes" for bytekey, any other kind,
 // such as "system", for systemscope). An opaque type may not be constructed
-// outside the authority except as a zero value. The advice says what to use
+// outside the authority except as a zero value. A credential type (the
+// tenant scope) is one that the packages serving requests take only from
+// the request's credential (see scopesource). The advice says what to use
 // instead and ends up in the diagnostic. A facade mark, in a package doc
 // comment, admits as importers, outside the authority, only the package
 // trees it names, each placed by its module and directory as
@@ -52,6 +55,7 @@ import (
 const (
 	Restricted = "restricted"
 	Opaque     = "opaque"
+	Credential = "credential"
 	FacadeVerb = "facade"
 )
 
@@ -72,6 +76,8 @@ func (d Directive) What() string {
 	switch {
 	case d.Verb == Opaque:
 		return "opaque"
+	case d.Verb == Credential:
+		return "credential"
 	case d.Kind == "":
 		return "restricted"
 	}

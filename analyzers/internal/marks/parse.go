@@ -87,12 +87,12 @@ func parse(doc *ast.CommentGroup) ([]Directive, error) {
 		case Restricted:
 			kind, advice, _ := strings.Cut(strings.TrimSpace(rest), " ")
 			directives = append(directives, Directive{Verb: Restricted, Kind: kind, Advice: strings.TrimSpace(advice)})
-		case Opaque:
-			directives = append(directives, Directive{Verb: Opaque, Advice: strings.TrimSpace(rest)})
+		case Opaque, Credential:
+			directives = append(directives, Directive{Verb: verb, Advice: strings.TrimSpace(rest)})
 		case FacadeVerb:
 			return nil, fmt.Errorf("//telha:facade marks a package: put it at the end of the package doc comment")
 		default:
-			return nil, fmt.Errorf("unknown mark //telha:%s (want restricted, opaque or facade)", verb)
+			return nil, fmt.Errorf("unknown mark //telha:%s (want restricted, opaque, credential or facade)", verb)
 		}
 	}
 	return directives, nil

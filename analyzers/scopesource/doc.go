@@ -1,0 +1,37 @@
+// Package scopesource defines an Analyzer that reports, in the packages
+// that serve requests, every tenant scope made other than from the
+// request's credential.
+//
+// # Analyzer scopesource
+//
+// scopesource: report tenant scopes made in packages that serve requests, other than from the request's credential
+//
+// The key authority proves that every key lies inside a scope; whose scope
+// a request gets is decided where the request is authenticated. A request
+// from outside gets its scope from its credential, never from its body: a
+// handler that builds a scope from a field of the request (a tenant id, a
+// tenant name looked up in the registry) is exactly the bug by which one
+// tenant reads another's rows.
+//
+// authority.conf names the package trees that serve requests (serves
+// lines) and grants the capability "scope" to the one package that turns
+// a credential into a principal holding a scope:
+//
+//	serves telha.dev/server
+//	grant telha.dev/server/auth scope turns a verified API token into the principal's one scope
+//
+// The authority marks the type whose values those packages take only from
+// the credential, TenantScope:
+//
+//	//telha:credential <advice>
+//
+// In a package of a serves tree that has no grant of "scope", scopesource
+// reports every function or method of another package whose result is or
+// holds a credential type, called or taken as a value (storage.NewTenantScope,
+// lifecycle.ParseScope, lifecycle.Lookup, which returns a record holding
+// one, a decoder of keys), unless that package has the grant itself (the
+// authentication package's Principal.Scope), and every type assertion or
+// conversion to a type that is or holds one (a scope taken out of a
+// context.Context that something else stored). A scope passed in as a
+// parameter is the caller's business, and reported there.
+package scopesource
