@@ -34,6 +34,11 @@ type Engine struct {
 
 	group groupCommit // of WriteDurable
 
+	// writes is held shared by every write and exclusively by a
+	// conditional batch, from its checks to its write (conditional.go).
+	// It is taken after mu.
+	writes sync.RWMutex
+
 	mu sync.RWMutex
 	// closed is set under mu held for writing, by Close; it is atomic so
 	// that a scan can check it between the rows of a batch without mu.
@@ -126,10 +131,17 @@ func (e *Engine) Delete(k storage.Key) error {
 // Write applies b atomically, as one RocksDB write batch, under the
 // configured sync policy. A poisoned batch (b.Err() != nil) is refused
 // whole, and so is a batch holding a mutation that fails
-// storage.Mutation.Check, however it came to be there.
+// storage.Mutation.Check, however it came to be there. A batch with
+// conditions is applied only if they hold (conditional.go).
 func (e *Engine) Write(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
+	}
+	if b.Conditional() {
+		if err := e.writeConditional(b, false); err != nil {
+			return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+		}
+		return nil
 	}
 	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		wb := grocksdb.NewWriteBatch()
@@ -152,10 +164,18 @@ func (e *Engine) WriteDurable(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}
+	if b.Conditional() {
+		if err := e.writeConditional(b, true); err != nil {
+			return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+		}
+		return nil
+	}
 	if err := e.enter(nil); err != nil {
 		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
 	}
 	defer e.mu.RUnlock()
+	e.writes.RLock()
+	defer e.writes.RUnlock()
 	return e.writeDurable(b)
 }
 
@@ -196,6 +216,8 @@ func (e *Engine) commit(do func(*grocksdb.WriteOptions, []byte) error, count uin
 		return err
 	}
 	defer e.mu.RUnlock()
+	e.writes.RLock()
+	defer e.writes.RUnlock()
 	buf := keyBuffers.Get().(*[storage.MaxKeyLen]byte)
 	defer keyBuffers.Put(buf)
 	return e.logged(e.syncs, count, func() error { return do(e.write, buf[:0]) })
