@@ -1,8 +1,10 @@
 package temporal_test
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -34,6 +36,8 @@ const childTimeout = time.Minute
 //	wall T         the wall clock reads T (microseconds) from now on
 //	assert ID V    asserts node ID from valid time V on, labelled with
 //	               the child's pid; answers the transaction time
+//	assert-many ID V N
+//	               asserts it N times; answers the transaction times
 func temporalChild(args []string) error {
 	e, rest, err := etcdtest.OpenChild(args)
 	if err != nil {
@@ -47,7 +51,8 @@ func temporalChild(args []string) error {
 	var wall atomic.Int64
 	s := temporal.Open(e, temporal.Options{Clock: temporal.NewClock(func() storage.Timestamp { return storage.Timestamp(wall.Load()) })})
 	label := "p" + strconv.Itoa(os.Getpid())
-	return storagetest.ServeCommands(func(cmd []string) (string, error) {
+	var do func(cmd []string) (string, error)
+	do = func(cmd []string) (string, error) {
 		switch {
 		case len(cmd) == 2 && cmd[0] == "wall":
 			t, err := strconv.ParseInt(cmd[1], 10, 64)
@@ -64,9 +69,22 @@ func temporalChild(args []string) error {
 			}
 			tx, err := s.AssertNode(scope, temporal.NodeFact{ID: id, Valid: temporal.Interval{Start: storage.Timestamp(v), End: temporal.Forever}, Labels: []string{label}})
 			return strconv.FormatInt(int64(tx), 10), err
+		case len(cmd) == 4 && cmd[0] == "assert-many":
+			var txs []string
+			n, err := strconv.Atoi(cmd[3])
+			for range n {
+				if err != nil {
+					break
+				}
+				var tx string
+				tx, err = do([]string{"assert", cmd[1], cmd[2]})
+				txs = append(txs, tx)
+			}
+			return strings.Join(txs, " "), err
 		}
 		return "", fmt.Errorf("unknown command %q", cmd)
-	})
+	}
+	return storagetest.ServeCommands(do)
 }
 
 func parseScope(s string) (storage.TenantScope, error) {
@@ -100,14 +118,15 @@ func call(t *testing.T, c *storagetest.Child, fields ...string) string {
 // microsecond by its own wall clock, the second process after the first
 // has returned. The second process's clock last read the store's times
 // before the first wrote (it wrote once before, which seeded it), so it
-// knows nothing of the first's time.
+// knows nothing of the first's time but what the store's clock says.
 //
-// With the clock of one process, as today: both wall clocks read the same
-// microsecond and both writes get it. They build one key, and the second
-// replaces the first without an error: one of two acknowledged versions
-// is lost. And with the second wall clock behind the first, the write that
-// committed later carries the earlier time, so an as-of read between the
-// two times answers differently after the second commit than before it.
+// With the clock of one process (before the cluster clock): both wall
+// clocks read the same microsecond and both writes got it; they built one
+// key, and the second replaced the first without an error. With the second
+// wall clock behind the first, the write that committed later carried the
+// earlier time. With the tenant's clock in the store, each write gets a
+// time after every time committed before it: both versions are kept, and
+// commit order is transaction-time order whatever the wall clocks say.
 func TestTwoProcessesOneValidTime(t *testing.T) {
 	cfg := etcdtest.Config(t)
 	scope := storagetest.TenantScope(t)
@@ -127,22 +146,71 @@ func TestTwoProcessesOneValidTime(t *testing.T) {
 	txA := call(t, a, "assert", node.String(), valid)
 	call(t, b, "wall", ts(10))
 	txB := call(t, b, "assert", node.String(), valid)
-	hist := readHistory(t, cfg, scope, node)
-	if txA != txB || len(hist) != 1 {
-		t.Fatalf("two processes in one microsecond: tx %s and %s, %d versions stored", txA, txB, len(hist))
+	if txB <= txA {
+		t.Errorf("one microsecond: the second commit got tx %s, the first %s", txB, txA)
 	}
-	t.Logf("today: both writes got tx %s; %d of 2 acknowledged versions stored (the second replaced the first)", txA, len(hist))
+	if hist := readHistory(t, cfg, scope, node); len(hist) != 2 {
+		t.Errorf("one microsecond: %d versions stored, want both", len(hist))
+	}
 
-	// Wall clocks apart: the later commit gets the earlier time.
+	// Wall clocks apart: the later commit still gets the later time.
 	other := uuid.New()
 	call(t, a, "wall", ts(30))
 	txA = call(t, a, "assert", other.String(), valid)
 	call(t, b, "wall", ts(20))
 	txB = call(t, b, "assert", other.String(), valid)
-	if txB >= txA {
-		t.Fatalf("clocks apart: tx %s, then %s", txA, txB)
+	if txB <= txA {
+		t.Errorf("clocks apart: the later commit got tx %s, the earlier %s", txB, txA)
 	}
-	t.Logf("today: the later commit carries tx %s, before the earlier commit's %s", txB, txA)
+}
+
+// Two processes assert one node at one valid time over and over, at
+// once, with wall clocks that stand still. Every write is acknowledged,
+// every version is kept with a time of its own, and the versions form one
+// chain, each closed at the time of the next: no write superseded a state
+// that another process had already superseded (the clock's condition
+// made it read again).
+func TestTwoProcessesRacing(t *testing.T) {
+	const writes = 40
+	cfg := etcdtest.Config(t)
+	scope := storagetest.TenantScope(t)
+	node := uuid.New()
+	var txs [2][]string
+	done := make(chan error, 2)
+	for i := range txs {
+		c := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), formatScope(scope))...)
+		call(t, c, "wall", strconv.FormatInt(time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro(), 10))
+		go func() {
+			out, err := c.Call(childTimeout, "assert-many", node.String(), "1000", strconv.Itoa(writes))
+			txs[i] = strings.Fields(out)
+			done <- err
+		}()
+	}
+	for range txs {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist := readHistory(t, cfg, scope, node)
+	if len(hist) != 2*writes {
+		t.Fatalf("%d versions stored of %d acknowledged", len(hist), 2*writes)
+	}
+	slices.SortFunc(hist, func(a, b temporal.Version) int { return cmp.Compare(a.TxStart, b.TxStart) })
+	for i := range hist {
+		switch {
+		case i > 0 && hist[i].TxStart == hist[i-1].TxStart:
+			t.Fatalf("two versions at tx %s", hist[i].TxStart)
+		case i+1 < len(hist) && hist[i].TxEnd != hist[i+1].TxStart:
+			t.Fatalf("version %d (tx %s) closed at %s, but the next version is at %s", i, hist[i].TxStart, hist[i].TxEnd, hist[i+1].TxStart)
+		case i+1 == len(hist) && hist[i].TxEnd != temporal.Forever:
+			t.Fatalf("the last version is closed at %s", hist[i].TxEnd)
+		}
+	}
+	for i, acked := range txs {
+		if len(acked) != writes {
+			t.Errorf("child %d acknowledged %d writes", i, len(acked))
+		}
+	}
 }
 
 // readHistory reads the versions of node through an engine of the test's.

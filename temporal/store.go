@@ -53,6 +53,10 @@ type Store struct {
 	mu       sync.Mutex // serialises writes
 	indexers []Indexer
 	seeded   map[storage.TenantScope]bool // tenants whose tx high-water mark the clock has seen
+	// clocks holds each tenant's transaction clock in the store as this
+	// Store last wrote or read it: a write conditional on it lands unless
+	// another process wrote the tenant since (see write).
+	clocks map[storage.TenantScope]storage.Counter
 }
 
 // Open returns a Store over e. It reads nothing yet: each tenant's
@@ -65,6 +69,7 @@ func Open(e storage.Engine, opts Options) *Store {
 		edgeTypes: opts.EdgeTypes,
 		indexers:  append([]Indexer(nil), opts.Indexers...),
 		seeded:    make(map[storage.TenantScope]bool),
+		clocks:    make(map[storage.TenantScope]storage.Counter),
 	}
 	if s.clock == nil {
 		s.clock = NewClock(nil)
@@ -82,6 +87,7 @@ func (s *Store) forget(scope storage.TenantScope) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.seeded, scope)
+	delete(s.clocks, scope)
 }
 
 // Engine returns the store's engine, for modules that read their own

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -66,6 +67,13 @@ func (s *Store) AssertNode(scope storage.TenantScope, f NodeFact) (storage.Times
 // write runs fill under the write lock with a fresh batch for scope, after
 // seeding the clock for the tenant, and applies the batch (durably when
 // asked). It returns the transaction time fill returns.
+//
+// The batch also advances the tenant's transaction clock in the store
+// (storage.ReadTxClock) to the latest time fill handed out, conditional on
+// the clock holding what it held when the write began: the cluster clock
+// of the package documentation. A write that another process's write
+// overtook meanwhile fails that condition, applies nothing, and is made
+// again from a fresh reading of the clock and of what it supersedes.
 func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill func(*writer) (storage.Timestamp, error)) (storage.Timestamp, error) {
 	if err := s.check(scope); err != nil {
 		return 0, err
@@ -75,19 +83,55 @@ func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill
 	if err := s.seed(scope); err != nil {
 		return 0, err
 	}
-	w := &writer{s: s, scope: scope}
-	tx, err := fill(w)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
-	}
 	apply := s.engine.Write
 	if durable {
 		apply = s.engine.WriteDurable
 	}
-	if err := apply(&w.b); err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+	for attempt := 1; ; attempt++ {
+		clock, err := s.txClock(scope)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", what, err)
+		}
+		s.clock.Observe(clock.Time())
+		w := &writer{s: s, scope: scope}
+		tx, err := fill(w)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", what, err)
+		}
+		last := s.clock.Last()
+		w.b.AdvanceTxClock(clock, last)
+		switch err := apply(&w.b); {
+		case err == nil:
+			s.clocks[scope] = clock.AdvancedTo(last)
+			return tx, nil
+		case errors.Is(err, storage.ErrConflict) && attempt < maxWriteAttempts:
+			delete(s.clocks, scope) // overtaken: read the clock again
+		default:
+			delete(s.clocks, scope) // an unknown outcome: read it again
+			return 0, fmt.Errorf("%s: %w", what, err)
+		}
 	}
-	return tx, nil
+}
+
+// maxWriteAttempts bounds the attempts of one write that other processes'
+// writes keep overtaking. Each conflict means another write of the tenant
+// landed, so the deployment made progress; a write that loses this many
+// times in a row reports ErrConflict rather than retry for ever.
+const maxWriteAttempts = 1000
+
+// txClock returns the tenant's transaction clock as this Store last wrote
+// or read it, reading it from the engine when it has neither. Must hold
+// s.mu.
+func (s *Store) txClock(scope storage.TenantScope) (storage.Counter, error) {
+	if c, ok := s.clocks[scope]; ok {
+		return c, nil
+	}
+	c, err := storage.ReadTxClock(s.engine, scope)
+	if err != nil {
+		return storage.Counter{}, err
+	}
+	s.clocks[scope] = c
+	return c, nil
 }
 
 // node writes node version v at a new transaction time, which it returns,

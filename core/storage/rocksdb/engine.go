@@ -34,9 +34,9 @@ type Engine struct {
 
 	group groupCommit // of WriteDurable
 
-	// writes is held shared by every write and exclusively by a
-	// conditional batch, from its checks to its write (conditional.go).
-	// It is taken after mu.
+	// writes is held shared by every write, and exclusively from the
+	// checks of a conditional batch to its write (conditional.go). It is
+	// taken after mu.
 	writes sync.RWMutex
 
 	mu sync.RWMutex
@@ -138,7 +138,11 @@ func (e *Engine) Write(b *storage.Batch) error {
 		return fmt.Errorf("write batch: %w", err)
 	}
 	if b.Conditional() {
-		if err := e.writeConditional(b, false); err != nil {
+		if err := e.enter(nil); err != nil {
+			return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+		}
+		defer e.mu.RUnlock()
+		if err := e.writeConditional(b); err != nil {
 			return fmt.Errorf("write batch of %d: %w", b.Len(), err)
 		}
 		return nil
@@ -159,23 +163,16 @@ func (e *Engine) Write(b *storage.Batch) error {
 
 // WriteDurable applies b atomically and returns once the write-ahead log is
 // synced, whatever Config.SyncWrites says. Concurrent calls share log
-// syncs: see groupCommit. Batches are checked as Write checks them.
+// syncs, conditional batches too: see groupCommit. Batches are checked as
+// Write checks them.
 func (e *Engine) WriteDurable(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
-	}
-	if b.Conditional() {
-		if err := e.writeConditional(b, true); err != nil {
-			return fmt.Errorf("write batch of %d: %w", b.Len(), err)
-		}
-		return nil
 	}
 	if err := e.enter(nil); err != nil {
 		return fmt.Errorf("write batch of %d: %w", b.Len(), err)
 	}
 	defer e.mu.RUnlock()
-	e.writes.RLock()
-	defer e.writes.RUnlock()
 	return e.writeDurable(b)
 }
 
