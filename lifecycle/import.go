@@ -60,7 +60,7 @@ func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Optio
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return Stats{}, fmt.Errorf("import into %s: rewind: %w", to, err)
 	}
-	w := &importWriter{e: e}
+	w := &importWriter{e: e, to: to}
 	st, err := readExport(f, to, opt.ticker("import"), w)
 	if err == nil {
 		err = w.flush(true)
@@ -128,6 +128,7 @@ func readExport(f io.Reader, to storage.TenantScope, tick *ticker, w *importWrit
 // importWriter writes rows in bounded batches.
 type importWriter struct {
 	e     storage.Engine
+	to    storage.TenantScope
 	b     storage.Batch
 	bytes int
 }
@@ -141,13 +142,23 @@ func (w *importWriter) put(k storage.Key, v []byte) error {
 	return nil
 }
 
-// flush writes the batch; durably if last.
+// flush writes the batch. The last is durable and advances the tenant's
+// generation, so that every process drops what it cached of the tenant
+// while it was empty, this one at once.
 func (w *importWriter) flush(last bool) error {
-	write := w.e.Write
+	var err error
 	if last {
-		write = w.e.WriteDurable
+		err = storage.WriteInvalidating(w.e, w.to, func(b *storage.Batch) error {
+			b.Append(&w.b)
+			return nil
+		})
+		if err == nil {
+			err = storage.ForgetTenant(w.e, w.to)
+		}
+	} else {
+		err = w.e.Write(&w.b)
 	}
-	if err := write(&w.b); err != nil {
+	if err != nil {
 		return fmt.Errorf("write rows: %w", err)
 	}
 	w.b.Reset()

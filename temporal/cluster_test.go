@@ -38,13 +38,14 @@ const childTimeout = time.Minute
 //	               the child's pid; answers the transaction time
 //	assert-many ID V N
 //	               asserts it N times; answers the transaction times
+//	wipe           wipes the tenant (storage.WipeTenant)
 func temporalChild(args []string) error {
 	e, rest, err := etcdtest.OpenChild(args)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	scope, err := parseScope(rest[0])
+	scope, err := storagetest.ParseScope(rest[0])
 	if err != nil {
 		return err
 	}
@@ -69,6 +70,8 @@ func temporalChild(args []string) error {
 			}
 			tx, err := s.AssertNode(scope, temporal.NodeFact{ID: id, Valid: temporal.Interval{Start: storage.Timestamp(v), End: temporal.Forever}, Labels: []string{label}})
 			return strconv.FormatInt(int64(tx), 10), err
+		case len(cmd) == 1 && cmd[0] == "wipe":
+			return "", storage.WipeTenant(e, scope)
 		case len(cmd) == 4 && cmd[0] == "assert-many":
 			var txs []string
 			n, err := strconv.Atoi(cmd[3])
@@ -85,23 +88,6 @@ func temporalChild(args []string) error {
 		return "", fmt.Errorf("unknown command %q", cmd)
 	}
 	return storagetest.ServeCommands(do)
-}
-
-func parseScope(s string) (storage.TenantScope, error) {
-	tenant, org, _ := strings.Cut(s, ":")
-	t, err := uuid.Parse(tenant)
-	if err != nil {
-		return storage.TenantScope{}, err
-	}
-	o, err := uuid.Parse(org)
-	if err != nil {
-		return storage.TenantScope{}, err
-	}
-	return storage.NewTenantScope(t, o)
-}
-
-func formatScope(s storage.TenantScope) string {
-	return s.Tenant().String() + ":" + s.Organization().String()
 }
 
 // call runs one command of c, failing the test on an error.
@@ -130,8 +116,8 @@ func call(t *testing.T, c *storagetest.Child, fields ...string) string {
 func TestTwoProcessesOneValidTime(t *testing.T) {
 	cfg := etcdtest.Config(t)
 	scope := storagetest.TenantScope(t)
-	a := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), formatScope(scope))...)
-	b := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), formatScope(scope))...)
+	a := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
+	b := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
 	const valid = "1000"
 	t0 := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro()
 	ts := func(d int64) string { return strconv.FormatInt(t0+d, 10) }
@@ -178,7 +164,7 @@ func TestTwoProcessesRacing(t *testing.T) {
 	var txs [2][]string
 	done := make(chan error, 2)
 	for i := range txs {
-		c := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), formatScope(scope))...)
+		c := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
 		call(t, c, "wall", strconv.FormatInt(time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro(), 10))
 		go func() {
 			out, err := c.Call(childTimeout, "assert-many", node.String(), "1000", strconv.Itoa(writes))
@@ -226,4 +212,28 @@ func readHistory(t *testing.T, cfg etcd.Config, scope storage.TenantScope, node 
 		t.Fatal(err)
 	}
 	return hist
+}
+
+// A process that knows a tenant (its clock, its generation) writes it
+// again after another process wiped it: the write, conditional on the
+// generation it knew, is refused, read again and made over the wiped
+// tenant, with a time after every earlier one.
+func TestWriteAfterAnotherProcessWiped(t *testing.T) {
+	cfg := etcdtest.Config(t)
+	scope := storagetest.TenantScope(t)
+	a := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
+	b := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
+	wall := strconv.FormatInt(time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro(), 10)
+	call(t, a, "wall", wall)
+	call(t, b, "wall", wall)
+	node := uuid.New()
+	first := call(t, a, "assert", node.String(), "1000")
+	call(t, b, "wipe")
+	second := call(t, a, "assert", node.String(), "1000")
+	if second <= first {
+		t.Errorf("after the wipe: tx %s, before it %s", second, first)
+	}
+	if hist := readHistory(t, cfg, scope, node); len(hist) != 1 || hist[0].TxEnd != temporal.Forever {
+		t.Errorf("after the wipe and one write: %d versions (%+v), want one open version", len(hist), hist)
+	}
 }

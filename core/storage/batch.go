@@ -218,6 +218,30 @@ func (b *Batch) All() iter.Seq2[int, Mutation] {
 	}
 }
 
+// Append records o's mutations and conditions after b's own, as copies:
+// nothing done to o afterwards changes b. A poisoned or nil o poisons b.
+func (b *Batch) Append(o *Batch) {
+	if err := o.Err(); err != nil {
+		if b != nil && b.err == nil {
+			b.err = fmt.Errorf("batch: append: %w", err)
+		}
+		return
+	}
+	for _, m := range o.All() {
+		switch m.Kind {
+		case MutationPut:
+			b.Put(m.Key, m.Value)
+		case MutationDelete:
+			b.Delete(m.Key)
+		default:
+			b.DeleteRange(m.Range)
+		}
+	}
+	for _, c := range o.Conditions() {
+		b.require(c)
+	}
+}
+
 // Reset empties the batch for reuse, keeping its capacity.
 func (b *Batch) Reset() {
 	if b == nil {
