@@ -199,4 +199,3 @@ func latest(a, b time.Time) time.Time {
 	}
 	return b
 }
-
