@@ -22,20 +22,16 @@ import (
 func init() { storagetest.RegisterChild("jobs", jobsChild) }
 
 // jobsChild serves a Store on the engine of args (etcdtest.ChildArgs), on
-// the queue of the tenant args[1] (TENANT:ORG):
+// the queue of its tenant:
 //
 //	work OWNER    claims and completes jobs until none is ready; answers
 //	              the ids it completed
 func jobsChild(args []string) error {
-	e, rest, err := etcdtest.OpenChild(args)
+	e, scope, _, err := etcdtest.OpenChild(args)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	scope, err := storagetest.ParseScope(rest[0])
-	if err != nil {
-		return err
-	}
 	s, err := jobs.NewStore(e, jobs.Options{LeaseDuration: time.Hour})
 	if err != nil {
 		return err
@@ -81,7 +77,7 @@ func TestProcessesDrainOneQueue(t *testing.T) {
 	}
 	results := make(chan result, workers)
 	for w := range workers {
-		c := storagetest.StartChild(t, "jobs", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
+		c := storagetest.StartChild(t, "jobs", etcdtest.ChildArgs(cfg, scope)...)
 		go func() {
 			out, err := c.Call(5*time.Minute, "work", "worker-"+strconv.Itoa(w))
 			results <- result{strings.Fields(out), err}

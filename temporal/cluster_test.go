@@ -29,9 +29,9 @@ func init() { storagetest.RegisterChild("temporal", temporalChild) }
 // childTimeout bounds one command of a child.
 const childTimeout = time.Minute
 
-// temporalChild serves a Store on the engine of args (etcdtest.ChildArgs)
-// for the tenant args[1] (TENANT:ORG), over a wall clock that stands still
-// where the parent puts it:
+// temporalChild serves a Store on the engine and tenant of args
+// (etcdtest.ChildArgs), over a wall clock that stands still where the
+// parent puts it:
 //
 //	wall T         the wall clock reads T (microseconds) from now on
 //	assert ID V    asserts node ID from valid time V on, labelled with
@@ -40,15 +40,11 @@ const childTimeout = time.Minute
 //	               asserts it N times; answers the transaction times
 //	wipe           wipes the tenant (storage.WipeTenant)
 func temporalChild(args []string) error {
-	e, rest, err := etcdtest.OpenChild(args)
+	e, scope, _, err := etcdtest.OpenChild(args)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	scope, err := storagetest.ParseScope(rest[0])
-	if err != nil {
-		return err
-	}
 	var wall atomic.Int64
 	s := temporal.Open(e, temporal.Options{Clock: temporal.NewClock(func() storage.Timestamp { return storage.Timestamp(wall.Load()) })})
 	label := "p" + strconv.Itoa(os.Getpid())
@@ -90,6 +86,31 @@ func temporalChild(args []string) error {
 	return storagetest.ServeCommands(do)
 }
 
+// twoProcesses starts two children on one new namespace and tenant.
+func twoProcesses(t *testing.T) (etcd.Config, storage.TenantScope, *storagetest.Child, *storagetest.Child) {
+	t.Helper()
+	cfg := etcdtest.Config(t)
+	scope := storagetest.TenantScope(t)
+	a := storagetest.StartChild(t, "temporal", etcdtest.ChildArgs(cfg, scope)...)
+	b := storagetest.StartChild(t, "temporal", etcdtest.ChildArgs(cfg, scope)...)
+	return cfg, scope, a, b
+}
+
+// wallAt is a wall clock reading d microseconds after the tests' epoch.
+func wallAt(d int64) string {
+	return strconv.FormatInt(time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro()+d, 10)
+}
+
+// txOf parses a transaction time a child answered.
+func txOf(t *testing.T, s string) int64 {
+	t.Helper()
+	tx, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("transaction time %q: %v", s, err)
+	}
+	return tx
+}
+
 // call runs one command of c, failing the test on an error.
 func call(t *testing.T, c *storagetest.Child, fields ...string) string {
 	t.Helper()
@@ -114,13 +135,9 @@ func call(t *testing.T, c *storagetest.Child, fields ...string) string {
 // time after every time committed before it: both versions are kept, and
 // commit order is transaction-time order whatever the wall clocks say.
 func TestTwoProcessesOneValidTime(t *testing.T) {
-	cfg := etcdtest.Config(t)
-	scope := storagetest.TenantScope(t)
-	a := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
-	b := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
+	cfg, scope, a, b := twoProcesses(t)
 	const valid = "1000"
-	t0 := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro()
-	ts := func(d int64) string { return strconv.FormatInt(t0+d, 10) }
+	ts := wallAt
 
 	// b writes once, so its clock is seeded from the store before a writes.
 	call(t, b, "wall", ts(0))
@@ -129,11 +146,11 @@ func TestTwoProcessesOneValidTime(t *testing.T) {
 	// One node, one valid time, one microsecond on both wall clocks.
 	node := uuid.New()
 	call(t, a, "wall", ts(10))
-	txA := call(t, a, "assert", node.String(), valid)
+	txA := txOf(t, call(t, a, "assert", node.String(), valid))
 	call(t, b, "wall", ts(10))
-	txB := call(t, b, "assert", node.String(), valid)
+	txB := txOf(t, call(t, b, "assert", node.String(), valid))
 	if txB <= txA {
-		t.Errorf("one microsecond: the second commit got tx %s, the first %s", txB, txA)
+		t.Errorf("one microsecond: the second commit got tx %d, the first %d", txB, txA)
 	}
 	if hist := readHistory(t, cfg, scope, node); len(hist) != 2 {
 		t.Errorf("one microsecond: %d versions stored, want both", len(hist))
@@ -142,11 +159,11 @@ func TestTwoProcessesOneValidTime(t *testing.T) {
 	// Wall clocks apart: the later commit still gets the later time.
 	other := uuid.New()
 	call(t, a, "wall", ts(30))
-	txA = call(t, a, "assert", other.String(), valid)
+	txA = txOf(t, call(t, a, "assert", other.String(), valid))
 	call(t, b, "wall", ts(20))
-	txB = call(t, b, "assert", other.String(), valid)
+	txB = txOf(t, call(t, b, "assert", other.String(), valid))
 	if txB <= txA {
-		t.Errorf("clocks apart: the later commit got tx %s, the earlier %s", txB, txA)
+		t.Errorf("clocks apart: the later commit got tx %d, the earlier %d", txB, txA)
 	}
 }
 
@@ -164,8 +181,8 @@ func TestTwoProcessesRacing(t *testing.T) {
 	var txs [2][]string
 	done := make(chan error, 2)
 	for i := range txs {
-		c := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
-		call(t, c, "wall", strconv.FormatInt(time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro(), 10))
+		c := storagetest.StartChild(t, "temporal", etcdtest.ChildArgs(cfg, scope)...)
+		call(t, c, "wall", wallAt(0))
 		go func() {
 			out, err := c.Call(childTimeout, "assert-many", node.String(), "1000", strconv.Itoa(writes))
 			txs[i] = strings.Fields(out)
@@ -219,19 +236,15 @@ func readHistory(t *testing.T, cfg etcd.Config, scope storage.TenantScope, node 
 // generation it knew, is refused, read again and made over the wiped
 // tenant, with a time after every earlier one.
 func TestWriteAfterAnotherProcessWiped(t *testing.T) {
-	cfg := etcdtest.Config(t)
-	scope := storagetest.TenantScope(t)
-	a := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
-	b := storagetest.StartChild(t, "temporal", append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))...)
-	wall := strconv.FormatInt(time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).UnixMicro(), 10)
-	call(t, a, "wall", wall)
-	call(t, b, "wall", wall)
+	cfg, scope, a, b := twoProcesses(t)
+	call(t, a, "wall", wallAt(0))
+	call(t, b, "wall", wallAt(0))
 	node := uuid.New()
-	first := call(t, a, "assert", node.String(), "1000")
+	first := txOf(t, call(t, a, "assert", node.String(), "1000"))
 	call(t, b, "wipe")
-	second := call(t, a, "assert", node.String(), "1000")
+	second := txOf(t, call(t, a, "assert", node.String(), "1000"))
 	if second <= first {
-		t.Errorf("after the wipe: tx %s, before it %s", second, first)
+		t.Errorf("after the wipe: tx %d, before it %d", second, first)
 	}
 	if hist := readHistory(t, cfg, scope, node); len(hist) != 1 || hist[0].TxEnd != temporal.Forever {
 		t.Errorf("after the wipe and one write: %d versions (%+v), want one open version", len(hist), hist)

@@ -25,23 +25,19 @@ func init() { storagetest.RegisterChild("vector", vectorChild) }
 // clusterModel is the model of the tests, registered by the parent.
 const clusterModel = "cluster-test"
 
-// vectorChild serves a vector.Store on the engine of args
-// (etcdtest.ChildArgs) for the tenant args[1] (TENANT:ORG):
+// vectorChild serves a vector.Store on the engine and tenant of args
+// (etcdtest.ChildArgs):
 //
 //	put NODE TX X,Y        puts the node's vector, valid from 0 on
 //	search METHOD K X,Y    searches as of Latest (exact, approximate);
 //	                       answers the nodes, nearest first
 //	wipe                   wipes the tenant (storage.WipeTenant)
 func vectorChild(args []string) error {
-	e, rest, err := etcdtest.OpenChild(args)
+	e, scope, _, err := etcdtest.OpenChild(args)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	scope, err := storagetest.ParseScope(rest[0])
-	if err != nil {
-		return err
-	}
 	s := vector.New(e)
 	defer s.Close()
 	return storagetest.ServeCommands(func(cmd []string) (string, error) {
@@ -114,9 +110,8 @@ func TestVectorWrittenThroughAnotherProcess(t *testing.T) {
 	cfg := etcdtest.Config(t)
 	registerModel(t, cfg)
 	scope := storagetest.TenantScope(t)
-	args := append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope))
-	a := storagetest.StartChild(t, "vector", args...)
-	b := storagetest.StartChild(t, "vector", args...)
+	a := storagetest.StartChild(t, "vector", etcdtest.ChildArgs(cfg, scope)...)
+	b := storagetest.StartChild(t, "vector", etcdtest.ChildArgs(cfg, scope)...)
 	first, second := uuid.New(), uuid.New()
 	call := func(c *storagetest.Child, fields ...string) {
 		t.Helper()

@@ -45,9 +45,9 @@
 //
 // Other processes on the same store (replicas on one etcd cluster) are
 // followed through two counters in the store, read at the start of every
-// search of "now" (two point reads): the tenant's generation, which every
-// wipe, erasure and import advances (storage.RefreshTenant drops the
-// tenant's indexes when another process moved it), and the sequence of the
+// search of "now" (one scan of the tenant's counters): the tenant's
+// generation, which every wipe, erasure and import advances (the tenant's
+// indexes are dropped when another process moved it), and the sequence of the
 // tenant's vector writes under the model, which every write through a
 // Store advances in its own batch (storage.ReadVectorsSequence): an index
 // that does not hold every write up to the sequence is dropped and loaded

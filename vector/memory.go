@@ -26,6 +26,10 @@ type memory struct {
 	mu      sync.Mutex
 	closed  atomic.Bool // set under mu
 	indexes map[indexKey]*index
+	// sequences are the vectors sequences (storage.ReadVectorsSequence) as
+	// this process last wrote or read them, which its next write of the
+	// tenant and model expects: right unless another process wrote since.
+	sequences map[indexKey]storage.Counter
 	staged  map[indexKey]*pending
 	nstaged atomic.Int64 // rows in staged, read without mu by every search
 }
@@ -122,31 +126,50 @@ func (mem *memory) acquire(r storage.Reader, key indexKey) (*index, error) {
 
 // validate checks the index of key against the store before a search uses
 // it, so that a search sees every change another process made before the
-// search began: the tenant's generation (storage.RefreshTenant drops every
-// index of the tenant that another process wiped, erased or imported), and
-// the sequence of the tenant's vector writes under the model, which every
-// write through a Store advances (Store.Write): an index that does not
-// hold every write up to the sequence is dropped, to be loaded again. Two
-// point reads; the index of a tenant and model that only this process
-// writes stays loaded.
+// search began: the tenant's generation (storage.RefreshTenantFrom drops
+// every index of the tenant that another process wiped, erased or
+// imported), and the sequence of the tenant's vector writes under the
+// model, which every write through a Store advances (Store.Write): an
+// index that does not hold every write up to the sequence is dropped, to
+// be loaded again. One scan of the tenant's counters; the index of a
+// tenant and model that only this process writes stays loaded.
 func (mem *memory) validate(key indexKey) error {
-	if err := storage.RefreshTenant(mem.eng, key.scope); err != nil {
+	cs, err := storage.ReadTenantCounters(mem.eng, key.scope)
+	if err != nil {
 		return fmt.Errorf("validate vectors index: %w", err)
 	}
+	storage.RefreshTenantFrom(mem.eng, cs)
 	ix := mem.existing(key)
 	if ix == nil {
 		return nil
 	}
-	seq, err := storage.ReadVectorsSequence(mem.eng, key.scope, key.model)
-	if err != nil {
-		return fmt.Errorf("validate vectors index: %w", err)
-	}
+	seq := cs.Vectors(key.model)
+	mem.knowSequence(key, seq)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.loaded && !ix.dropped && ix.seq != seq.Value() {
 		mem.drop(ix)
 	}
 	return nil
+}
+
+// knownSequence returns the vectors sequence of key as this process last
+// wrote or read it.
+func (mem *memory) knownSequence(key indexKey) (storage.Counter, bool) {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	c, ok := mem.sequences[key]
+	return c, ok
+}
+
+// knowSequence records the vectors sequence of key as written or read.
+func (mem *memory) knowSequence(key indexKey, c storage.Counter) {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	if mem.sequences == nil {
+		mem.sequences = make(map[indexKey]storage.Counter)
+	}
+	mem.sequences[key] = c
 }
 
 // prepare loads ix if it is not loaded and settles its staged rows. The

@@ -181,12 +181,19 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 	for key := range rows {
 		keys = append(keys, key)
 	}
+	// The first attempt takes the sequences as this process last wrote or
+	// read them; an attempt they fail (another process wrote) reads them.
+	reads := 0
 	read := func(r storage.Reader) ([]storage.Counter, error) {
+		reads++
 		cs := make([]storage.Counter, len(keys))
 		for i, key := range keys {
-			c, err := storage.ReadVectorsSequence(r, key.scope, key.model)
-			if err != nil {
-				return nil, err
+			c, ok := s.mem.knownSequence(key)
+			if !ok || reads > 1 {
+				var err error
+				if c, err = storage.ReadVectorsSequence(r, key.scope, key.model); err != nil {
+					return nil, err
+				}
 			}
 			cs[i] = c
 		}
@@ -203,6 +210,7 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 	seqs := make(map[indexKey]uint64, len(keys))
 	for i, key := range keys {
 		seqs[key] = cs[i].Value()
+		s.mem.knowSequence(key, cs[i].Advanced(cs[i].Value()+1))
 	}
 	s.mem.applyBatch(s.eng, rows, seqs)
 	return nil

@@ -45,22 +45,18 @@ type replica struct {
 	sources *sources.Store
 }
 
-// replicaMain serves the commands of a replica on the engine of args
-// (etcdtest.ChildArgs), for the tenant args[1] (TENANT:ORG); see do. With
-// args[2] "fault", its engine drops every batch's conditions (faultyEngine):
-// the injected fault the linearizability check must catch.
+// replicaMain serves the commands of a replica on the engine and tenant of
+// args (etcdtest.ChildArgs); see do. With one more argument, "fault", its
+// engine drops every batch's conditions (faultyEngine): the injected fault
+// the linearizability check must catch.
 func replicaMain(args []string) error {
-	e, rest, err := etcdtest.OpenChild(args)
+	e, scope, rest, err := etcdtest.OpenChild(args)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	scope, err := storagetest.ParseScope(rest[0])
-	if err != nil {
-		return err
-	}
 	var eng storage.Engine = e
-	if len(rest) > 1 && rest[1] == "fault" {
+	if len(rest) > 0 && rest[0] == "fault" {
 		eng = &faultyEngine{Engine: e}
 	}
 	r := &replica{e: eng, scope: scope, graph: graph.Open(eng, graph.Options{}), vectors: vector.New(eng), sources: sources.Open(eng, sources.Options{})}
@@ -234,7 +230,7 @@ func start(t *testing.T, cfg etcd.Config, scope storage.TenantScope, n int, extr
 	t.Helper()
 	var out []*storagetest.Child
 	for range n {
-		args := append(append(etcdtest.ChildArgs(cfg), storagetest.FormatScope(scope)), extra...)
+		args := append(etcdtest.ChildArgs(cfg, scope), extra...)
 		out = append(out, storagetest.StartChild(t, "replica", args...))
 	}
 	return out

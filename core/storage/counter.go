@@ -124,6 +124,65 @@ func readTenantCounter(r Reader, s TenantScope, name CounterName, id uint64) (Co
 	return c, nil
 }
 
+// TenantCounters are the counters of one tenant as one scan read them
+// (SystemScope.Counters): one request, for a caller that needs several.
+type TenantCounters struct {
+	scope      TenantScope
+	Clock      Counter
+	Generation Counter
+	vectors    map[ModelID]Counter
+}
+
+// Vectors returns the tenant's vectors sequence of model, as read.
+func (tc TenantCounters) Vectors(model ModelID) Counter {
+	if c, ok := tc.vectors[model]; ok {
+		return c
+	}
+	k, _ := tenantCounter(tc.scope, CounterVectors, uint64(model))
+	return Counter{key: k}
+}
+
+// ReadTenantCounters reads every counter of tenant s in one scan.
+func ReadTenantCounters(r Reader, s TenantScope) (TenantCounters, error) {
+	if s.IsZero() {
+		return TenantCounters{}, fmt.Errorf("read counters: %w", ErrNilScope)
+	}
+	if r == nil {
+		return TenantCounters{}, fmt.Errorf("read counters of %s: %w", s, ErrNotOpen)
+	}
+	clock, _ := tenantCounter(s, CounterTxClock, 0)
+	gen, _ := tenantCounter(s, CounterGeneration, 0)
+	tc := TenantCounters{scope: s, Clock: Counter{key: clock}, Generation: Counter{key: gen}}
+	for kv, err := range r.Scan(SystemScope{}.Counters(TenantRecordID(s))) {
+		if err != nil {
+			return TenantCounters{}, fmt.Errorf("read counters of %s: %w", s, err)
+		}
+		p, err := DecodeSpan(kv.Key)
+		if err != nil {
+			return TenantCounters{}, fmt.Errorf("read counters of %s: %w", s, err)
+		}
+		n, err := DecodeCounterValue(kv.Value)
+		if err != nil {
+			return TenantCounters{}, fmt.Errorf("read counter %d of %s: %w", p.Start, s, err)
+		}
+		var k Key
+		k.SetCounter(SystemScope{}, p.Source, CounterName(p.Start), p.End)
+		c := Counter{key: k, value: n, exists: true}
+		switch CounterName(p.Start) {
+		case CounterTxClock:
+			tc.Clock = c
+		case CounterGeneration:
+			tc.Generation = c
+		case CounterVectors:
+			if tc.vectors == nil {
+				tc.vectors = make(map[ModelID]Counter)
+			}
+			tc.vectors[ModelID(p.End)] = c
+		}
+	}
+	return tc, nil
+}
+
 // ReadCounter reads a deployment-wide counter (owner nil).
 //
 //telha:restricted system use the tenant registry in telha.dev/core/storage/system/tenants or the model registry in telha.dev/core/storage/system/models

@@ -145,3 +145,43 @@ func FuzzDecodeCounterValue(f *testing.F) {
 		}
 	})
 }
+
+// ReadTenantCounters reads what the point reads read, in one scan, and
+// nothing of another tenant.
+func TestReadTenantCounters(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := env.Engine
+		scopes := storagetest.TenantScopes(t, 2)
+		s, other := scopes[0], scopes[1]
+		var b storage.Batch
+		for _, sc := range scopes {
+			clock, _ := storage.ReadTxClock(e, sc)
+			seq, _ := storage.ReadVectorsSequence(e, sc, 7)
+			b.AdvanceTxClock(clock, 500)
+			b.AdvanceCounter(seq, 3)
+		}
+		if err := e.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := storage.WipeTenant(e, other); err != nil {
+			t.Fatal(err)
+		}
+		tc, err := storage.ReadTenantCounters(e, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock, _ := storage.ReadTxClock(e, s)
+		gen, _ := storage.ReadGeneration(e, s)
+		seq, _ := storage.ReadVectorsSequence(e, s, 7)
+		none, _ := storage.ReadVectorsSequence(e, s, 8)
+		if tc.Clock != clock || tc.Generation != gen || tc.Vectors(7) != seq || tc.Vectors(8) != none {
+			t.Fatalf("one scan read %+v, the point reads %+v %+v %+v %+v", tc, clock, gen, seq, none)
+		}
+		if tc.Clock.Time() != 500 || tc.Generation.Value() != 0 || seq.Value() != 3 {
+			t.Fatalf("clock %s, generation %d, sequence %d", tc.Clock.Time(), tc.Generation.Value(), seq.Value())
+		}
+		if _, err := storage.ReadTenantCounters(e, storage.TenantScope{}); !errors.Is(err, storage.ErrNilScope) {
+			t.Errorf("counters of the zero scope: %v", err)
+		}
+	})
+}

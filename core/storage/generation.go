@@ -119,8 +119,23 @@ func RefreshTenant(e Engine, scope TenantScope) error {
 	if err != nil {
 		return fmt.Errorf("refresh tenant %s: %w", scope, err)
 	}
+	refresh(e, scope, g)
+	return nil
+}
+
+// RefreshTenantFrom is RefreshTenant with the tenant's counters already
+// read (ReadTenantCounters reads the generation with the tenant's other
+// counters, in one request).
+func RefreshTenantFrom(e Engine, tc TenantCounters) {
+	if !tc.scope.IsZero() && Identifiable(e) {
+		refresh(e, tc.scope, tc.Generation)
+	}
+}
+
+// refresh drops the caches of scope on e unless they are valid as of
+// generation g.
+func refresh(e Engine, scope TenantScope, g Counter) {
 	if wipes.see(e, scope, g.Value()) {
 		wipes.notify(e, scope)
 	}
-	return nil
 }

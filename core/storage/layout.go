@@ -264,7 +264,8 @@ var layouts = []Layout{
 			"its transaction clock (counter 1), its cache generation (2), the vectors sequence of a model (3, counter_id the model id); " +
 			"deployment-wide (owner_id nil) the tenant registry's (4) and an embedding model's registrations (5). " +
 			"counter is never math.MaxUint64, the fact shape's marker; reached only through storage's counters and the facades",
-		keys: []any{SystemScope.CounterKey},
+		keys:  []any{SystemScope.CounterKey},
+		scans: []Scan{{1, SystemScope.Counters}},
 	},
 	{
 		Family: Traces,

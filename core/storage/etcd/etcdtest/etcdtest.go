@@ -255,30 +255,35 @@ func ProcessCluster(t testing.TB, cfg cluster.Config) *cluster.Cluster {
 }
 
 // ChildArgs are the arguments that hand a child process
-// (storagetest.StartChild) an engine on cfg's cluster and namespace:
-// OpenChild opens it there. Several processes on one namespace are how a
-// deployment of several replicas on one cluster is tested.
-func ChildArgs(cfg etcd.Config) []string {
+// (storagetest.StartChild) an engine on cfg's cluster and namespace and
+// one tenant: OpenChild opens them there. Several processes on one
+// namespace are how a deployment of several replicas on one cluster is
+// tested.
+func ChildArgs(cfg etcd.Config, scope storage.TenantScope) []string {
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		panic(fmt.Sprintf("etcdtest: encode a config: %v", err))
 	}
-	return []string{string(b)}
+	return []string{string(b), storagetest.FormatScope(scope)}
 }
 
 // OpenChild opens, in a child process, the engine that ChildArgs named in
-// the first of args, and returns the rest of args.
-func OpenChild(args []string) (*etcd.Engine, []string, error) {
-	if len(args) == 0 {
-		return nil, nil, errors.New("etcdtest: a child without its engine's arguments")
+// the first of args, and returns it, the tenant and the rest of args.
+func OpenChild(args []string) (*etcd.Engine, storage.TenantScope, []string, error) {
+	if len(args) < 2 {
+		return nil, storage.TenantScope{}, nil, errors.New("etcdtest: a child without its engine's and tenant's arguments")
 	}
 	var cfg etcd.Config
 	if err := json.Unmarshal([]byte(args[0]), &cfg); err != nil {
-		return nil, nil, fmt.Errorf("etcdtest: decode the child's engine: %w", err)
+		return nil, storage.TenantScope{}, nil, fmt.Errorf("etcdtest: decode the child's engine: %w", err)
+	}
+	scope, err := storagetest.ParseScope(args[1])
+	if err != nil {
+		return nil, storage.TenantScope{}, nil, err
 	}
 	e, err := etcd.Open(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, storage.TenantScope{}, nil, err
 	}
-	return e, args[1:], nil
+	return e, scope, args[2:], nil
 }
