@@ -30,8 +30,8 @@ type memory struct {
 	// this process last wrote or read them, which its next write of the
 	// tenant and model expects: right unless another process wrote since.
 	sequences map[indexKey]storage.Counter
-	staged  map[indexKey]*pending
-	nstaged atomic.Int64 // rows in staged, read without mu by every search
+	staged    map[indexKey]*pending
+	nstaged   atomic.Int64 // rows in staged, read without mu by every search
 }
 
 // pending is the staged rows of one index. They are settled (checked
