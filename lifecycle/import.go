@@ -152,9 +152,6 @@ func (w *importWriter) flush(last bool) error {
 			b.Append(&w.b)
 			return nil
 		})
-		if err == nil {
-			err = storage.ForgetTenant(w.e, w.to)
-		}
 	} else {
 		err = w.e.Write(&w.b)
 	}

@@ -1,6 +1,7 @@
 package replicas
 
 import (
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,37 @@ func TestWritesAndErasuresSeenByOtherProcesses(t *testing.T) {
 	}
 	if out := call(t, b, "get", y); out != "absent" {
 		t.Errorf("b's read after a erased the tenant: %q, want absent", out)
+	}
+}
+
+// An import through one process is seen by another's next search, whose
+// index of the tenant was loaded while the tenant was empty: the import's
+// last batch advanced the tenant's generation.
+func TestImportSeenByOtherProcesses(t *testing.T) {
+	cfg := etcdtest.Config(t)
+	registerModel(t, cfg)
+	from := start(t, cfg, storagetest.TenantScope(t), 1)[0]
+	node := uuid.NewString()
+	call(t, from, "node", node, "exported")
+	call(t, from, "vector", node, "1,0")
+	file := filepath.Join(t.TempDir(), "tenant.telha")
+	call(t, from, "export", file)
+
+	to := storagetest.TenantScope(t)
+	rs := start(t, cfg, to, 2)
+	a, b := rs[0], rs[1]
+	if out := call(t, a, "provision", storagetest.FormatScope(to), "imported"); out != "ok" {
+		t.Fatalf("provision the target: %s", out)
+	}
+	if out := call(t, b, "search", "1,0"); out != "none" {
+		t.Fatalf("b's search of the empty tenant: %q", out)
+	}
+	call(t, a, "import", file)
+	if out := call(t, b, "search", "1,0"); out != node {
+		t.Errorf("b's search after a imported the tenant: %q, want the imported node", out)
+	}
+	if out := call(t, b, "get", node); out != "exported" {
+		t.Errorf("b's read after the import: %q", out)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +82,9 @@ func replicaMain(args []string) error {
 //	search X,Y             answers the nearest node (exact search), or none
 //	erase ID               erases the node (lifecycle.EraseEntity)
 //	erase-tenant           erases the tenant (lifecycle.EraseTenant)
+//	export FILE            exports the tenant into FILE
+//	import FILE            imports FILE into the tenant, provisioned and
+//	                       empty
 //	run DIR SECONDS CLIENTS PROCESS
 //	                       records a history (history_test.go)
 func (r *replica) do(cmd []string) (string, error) {
@@ -167,6 +171,21 @@ func (r *replica) do(cmd []string) (string, error) {
 		return "ok", err
 	case "erase-tenant":
 		_, err := lifecycle.EraseTenant(r.e, r.scope, lifecycle.EraseOptions{})
+		return "ok", err
+	case "export":
+		f, err := os.Create(arg(1))
+		if err != nil {
+			return "", err
+		}
+		_, err = lifecycle.Export(r.e, r.scope, f, lifecycle.Options{})
+		return "ok", errors.Join(err, f.Close())
+	case "import":
+		f, err := os.Open(arg(1))
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		_, err = lifecycle.Import(r.e, r.scope, f, lifecycle.Options{})
 		return "ok", err
 	case "run":
 		return r.run(cmd[1:])
