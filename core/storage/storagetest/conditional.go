@@ -269,3 +269,54 @@ func DrawConditions(t *rapid.T, b *storage.Batch, model storage.Reader, key func
 		}
 	}
 }
+
+// testTamperedConditions changes a batch's conditions after they were
+// recorded, where Batch's own checks can no longer see it: a condition's
+// key replaced by a forged one, its kind by an unknown one. Write and
+// WriteDurable must refuse the batch whole with the sentinel of the fault,
+// whether the condition would have held or not, and apply nothing.
+func testTamperedConditions(t *testing.T, h Harness) {
+	e := open(t, h)
+	m := model{}
+	must(t, e.Put(nodeKey(1), []byte("one")))
+	m[nodeKey(1)] = []byte("one")
+	type tamper struct {
+		name   string
+		change func(*storage.Condition)
+		want   error
+	}
+	var tampers []tamper
+	for _, f := range forgedKeys() {
+		tampers = append(tampers, tamper{"key with " + f.name, func(c *storage.Condition) { c.Key = f.key }, storage.ErrInvalidKey})
+	}
+	for _, kind := range []storage.ConditionKind{0, storage.ConditionValue + 1, 0xff} {
+		tampers = append(tampers, tamper{fmt.Sprintf("condition kind %d", kind), func(c *storage.Condition) { c.Kind = kind }, storage.ErrUnknownKind})
+	}
+	for _, tm := range tampers {
+		for _, w := range writers {
+			var b storage.Batch
+			b.RequireValue(nodeKey(1), []byte("one"))
+			b.RequireAbsent(nodeKey(2))
+			b.Put(nodeKey(2), []byte("two"))
+			for at := range 2 {
+				conds := *internalConditions(&b)
+				saved := conds[at]
+				tm.change(&conds[at])
+				if b.Err() != nil {
+					t.Fatalf("a batch changed after it was built reports %v: the tampering did not bypass Batch", b.Err())
+				}
+				what := fmt.Sprintf("%s of a batch whose condition %d has a %s", w.name, at, tm.name)
+				if err := w.write(e, &b); !errors.Is(err, tm.want) {
+					t.Errorf("%s = %v, want %v", what, err, tm.want)
+				}
+				checkTables(t, what, e, m.tables())
+				conds[at] = saved
+			}
+		}
+	}
+}
+
+// internalConditions returns the condition slice a Batch keeps to itself.
+func internalConditions(b *storage.Batch) *[]storage.Condition {
+	return field(b, "conditions").Addr().Interface().(*[]storage.Condition)
+}

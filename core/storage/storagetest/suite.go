@@ -78,6 +78,7 @@ func Run(t *testing.T, h Harness) {
 		{"BatchDeleteRange", testBatchDeleteRange},
 		{"ConditionalBatches", testConditionalBatches},
 		{"ConditionalRaces", testConditionalRaces},
+		{"TamperedConditions", testTamperedConditions},
 		{"CompactRanges", testCompactRanges},
 		{"ConcurrentBatchVisibility", testConcurrentBatchVisibility},
 		{"SnapshotIsolation", testSnapshotIsolation},
