@@ -183,10 +183,15 @@ func (r *wipeRegistry) remove(e Engine, l *wipeListener) {
 // and reports whether that is news: g is later than every generation
 // recorded, or the first. Generations only grow, so an older reading
 // (taken before a newer one that another goroutine recorded) changes
-// nothing.
+// nothing. An engine without listeners caches nothing: nothing is
+// recorded, so that the registry keeps no engine reachable that no
+// subsystem uses.
 func (r *wipeRegistry) see(e Engine, scope TenantScope, g uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.listeners[e]) == 0 {
+		return false
+	}
 	seen := r.seen[e]
 	if seen == nil {
 		seen = make(map[TenantScope]uint64)
