@@ -144,7 +144,8 @@ func (w *importWriter) put(k storage.Key, v []byte) error {
 
 // flush writes the batch. The last is durable and advances the tenant's
 // generation, so that every process drops what it cached of the tenant
-// while it was empty, this one at once.
+// while it was empty, this one at once. It holds fewer rows than the bound
+// (put flushes a full batch), so the counter does not take it past.
 func (w *importWriter) flush(last bool) error {
 	var err error
 	if last {
