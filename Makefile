@@ -36,7 +36,7 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test check-timeouts unit properties gate agree build telhavet run run-cluster bench bench-telhavet bench-scale fuzz lint golangci docs clean
+.PHONY: deps test check-timeouts unit properties gate agree build telhavet run run-cluster linearize bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -108,6 +108,16 @@ run-cluster: build
 	if [ -z "$$endpoints" ]; then echo 'run-cluster: telha cluster did not serve within 2 minutes' >&2; exit 1; fi; \
 	echo "telha cluster: endpoints $$endpoints"; \
 	$(BIN)/telha demo -etcd $$endpoints
+
+## linearize: the long linearizability check of cmd/replicas: LINEARIZE_RUNS
+## histories of LINEARIZE_SECONDS each, from three replica processes of four clients
+## on a three-member etcd cluster whose members are killed (SIGKILL) and
+## restarted during every run, each checked with porcupine; it prints the
+## runs and kills. `make test` runs two short ones.
+LINEARIZE_RUNS ?= 25
+LINEARIZE_SECONDS ?= 8
+linearize: deps
+	cd cmd && $(GO) test -count=1 -timeout 60m -run '^TestLinearizable$$' ./replicas/ -v -args -replicas.runs=$(LINEARIZE_RUNS) -replicas.seconds=$(LINEARIZE_SECONDS) | grep -E '^(linearizability|ok|FAIL|--- FAIL|panic)|history_test'
 
 ## bench: every benchmark, BENCHCOUNT times, for benchstat.
 bench: deps

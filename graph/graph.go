@@ -85,8 +85,14 @@ func (g *Graph) Neighbors(scope storage.TenantScope, node uuid.UUID, dir Directi
 }
 
 // typeHashes resolves type names for a filter; found is false when a
-// filter was given but none of its types exists.
+// filter was given but none of its types exists. Every query calls it
+// first: it validates what the registry caches of the tenant against the
+// store (storage.RefreshTenant: another process may have wiped or erased
+// it), before the query resolves a name or a hash.
 func (g *Graph) typeHashes(scope storage.TenantScope, types []string) (hashes []storage.EdgeTypeHash, found bool, err error) {
+	if err := storage.RefreshTenant(g.store.Engine(), scope); err != nil {
+		return nil, false, err
+	}
 	if len(types) == 0 {
 		return nil, true, nil
 	}

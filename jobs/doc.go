@@ -28,20 +28,33 @@
 //
 // # Concurrency
 //
-// The engine has no compare-and-swap, so a claim cannot be made atomic in
-// storage alone. Each Queue decides its state changes (enqueue, claim,
-// heartbeat, complete, fail, reap) under a mutex, and marks the jobs a
-// change writes as moving until its write has landed: two goroutines can
-// never read the same queued row and both lease it, a claim steps over
-// moving jobs, and an operation on one job waits until that job is not
-// moving. The mutex is not held while the engine writes, so the durable
-// writes of concurrent changes overlap and share the engine's log syncs;
-// each operation still returns only once its own write is durable. This
-// holds within one process only: an engine must be served by one Store at
-// a time, and the Store hands out exactly one Queue per tenant so that the
-// mutex is shared by all of that tenant's workers. (RocksDB's lock file
-// already keeps a second process off the store.) Queues of different
-// tenants do not contend.
+// Every state change is conditional on the job still holding, in its old
+// state, the value the change was decided on (jobqueue.JobMove.Was), and a
+// new job on its key being free: the engine applies the batch only if that
+// holds (storage.Batch.RequireValue), or refuses it with
+// storage.ErrConflict. So of two processes sharing one store (replicas on
+// one etcd cluster) that decide to move one job at once, one wins: a
+// claim that loses claims the next job, a heartbeat, completion or
+// failure that loses is ErrLeaseLost (another process, such as a reaper,
+// took the job), a reap that loses leaves the job to the winner. A job is
+// leased to one worker at a time and completed once.
+//
+// Within one process each Queue decides its state changes (enqueue,
+// claim, heartbeat, complete, fail, reap) under a mutex, and marks the jobs
+// a change writes as moving until its write has landed, so that its own
+// goroutines never race for one job: a claim steps over moving jobs, and an
+// operation on one job waits until that job is not moving. The mutex is not
+// held while the engine writes, so the durable writes of concurrent changes
+// overlap and share the engine's log syncs; each operation still returns
+// only once its own write is durable. The Store hands out exactly one Queue
+// per tenant so that the mutex is shared by all of that tenant's workers.
+// Queues of different tenants do not contend.
+//
+// A Queue remembers where its last claim was (a cursor, so that claims do
+// not walk over the rows of every job claimed before) and the earliest
+// backoff end among failed jobs. Both follow this process's writes; jobs
+// that another process queued before the cursor, or failed with an
+// earlier backoff end, are looked for at least once a second.
 //
 // Work survives a crash: a job leased by a dead process stays leased until
 // its lease expires, and the reaper of the next process returns it to the

@@ -48,7 +48,7 @@ func (q *Queue) Purge(state State, cutoff time.Time) (int, error) {
 		if r.Created >= limit {
 			continue // rows sort by priority first, so a later row may still be old
 		}
-		moves = append(moves, move{JobAddr: r.JobAddr, From: state})
+		moves = append(moves, move{JobAddr: r.JobAddr, From: state, Was: r.Value})
 		if len(moves) == purgeBatch {
 			if err := flush(); err != nil {
 				return n, err

@@ -47,7 +47,19 @@ type Queue struct {
 	// microseconds: claims skip the failed scan until then. MinInt64 means
 	// unknown (scan), MaxInt64 none.
 	nextDue int64
+	// rescanAt bounds what the cursor and nextDue, which follow this
+	// process's writes only, may hide of other processes' writes to the
+	// same store: from then on (Unix microseconds) a claim that finds
+	// nothing after the cursor looks from the start, and a claim scans
+	// the failed jobs whatever nextDue says; each look moves it on by
+	// rescanEvery.
+	rescanAt int64
 }
+
+// rescanEvery is how long a job that another process queued before this
+// queue's cursor, or failed with an earlier backoff end than this queue
+// knows of, may wait for this queue's claims.
+const rescanEvery = time.Second
 
 func newQueue(s *Store, sp space) *Queue {
 	q := &Queue{store: s, space: sp, nextDue: math.MinInt64, moving: make(map[addr]struct{})}
@@ -117,6 +129,23 @@ func (q *Queue) Claim(owner string) (Lease, error) {
 	if err := q.promoteLocked(now); err != nil {
 		return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
 	}
+	for range maxClaimAttempts {
+		l, err := q.claimLocked(owner, token, now)
+		if !errors.Is(err, storage.ErrConflict) {
+			return l, err
+		}
+		// Another process moved the job first: claim the next one.
+	}
+	return Lease{}, fmt.Errorf("claim in %s: every job claimed by others first, %d times: %w", q, maxClaimAttempts, storage.ErrConflict)
+}
+
+// maxClaimAttempts bounds the claims of one Claim that other processes
+// take the job of first.
+const maxClaimAttempts = 100
+
+// claimLocked leases the first queued job that is not moving to owner. A
+// job another process moved first is storage.ErrConflict.
+func (q *Queue) claimLocked(owner string, token uuid.UUID, now time.Time) (Lease, error) {
 	// The first queued job that is not moving is claimed; malformed rows
 	// before it are buried in the same batch.
 	var moves []move
@@ -141,9 +170,16 @@ func (q *Queue) Claim(owner string) (Lease, error) {
 		rec.attempts++
 		rec.owner, rec.token = owner, token
 		rec.leaseExpiry = micros(now.Add(q.store.opts.LeaseDuration))
-		moves = append(moves, move{JobAddr: r.JobAddr, From: Queued, To: Leased, Value: rec.encode(nil)})
+		moves = append(moves, move{JobAddr: r.JobAddr, From: Queued, To: Leased, Value: rec.encode(nil), Was: r.Value})
 		claimed = &rec
 		break
+	}
+	if len(moves) == 0 && q.cursor != nil && micros(now) >= q.rescanAt {
+		// Nothing after the cursor: another process may have queued a job
+		// before it (its clock behind ours). Look from the start, at most
+		// once per rescanEvery.
+		q.cursor, q.rescanAt = nil, micros(now.Add(rescanEvery))
+		return q.claimLocked(owner, token, now)
 	}
 	if len(moves) == 0 {
 		return Lease{}, fmt.Errorf("claim in %s: %w", q, ErrNoJob)
@@ -154,7 +190,8 @@ func (q *Queue) Claim(owner string) (Lease, error) {
 		q.cursor = &a
 	}
 	if err := q.commitLocked(moves...); err != nil {
-		// The job is queued still: claims must find it again.
+		// The job is queued still, or another process moved it first:
+		// claims must look again.
 		q.cursor = nil
 		if claimed == nil {
 			return Lease{}, fmt.Errorf("claim in %s: %w", q, err)
@@ -175,13 +212,13 @@ func (q *Queue) Heartbeat(l Lease) (Lease, error) {
 	if err != nil {
 		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
 	}
-	a, rec, err := q.holdLocked(l, now)
+	a, rec, was, err := q.holdLocked(l, now)
 	if err != nil {
 		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
 	}
 	rec.leaseExpiry = micros(now.Add(q.store.opts.LeaseDuration))
-	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: Leased, Value: rec.encode(nil)}); err != nil {
-		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, err)
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: Leased, Value: rec.encode(nil), Was: was}); err != nil {
+		return Lease{}, fmt.Errorf("heartbeat %s in %s: %w", l.ID, q, lost(err))
 	}
 	return Lease{Job: jobOf(a, Leased, rec), token: l.token}, nil
 }
@@ -194,13 +231,13 @@ func (q *Queue) Complete(l Lease) error {
 	if err != nil {
 		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
 	}
-	a, rec, err := q.holdLocked(l, now)
+	a, rec, was, err := q.holdLocked(l, now)
 	if err != nil {
 		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
 	}
 	rec.leaseExpiry, rec.token = 0, uuid.Nil
-	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: Completed, Value: rec.encode(nil)}); err != nil {
-		return fmt.Errorf("complete %s in %s: %w", l.ID, q, err)
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: Completed, Value: rec.encode(nil), Was: was}); err != nil {
+		return fmt.Errorf("complete %s in %s: %w", l.ID, q, lost(err))
 	}
 	return nil
 }
@@ -215,7 +252,7 @@ func (q *Queue) Fail(l Lease, cause error) (Job, error) {
 	if err != nil {
 		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
 	}
-	a, rec, err := q.holdLocked(l, now)
+	a, rec, was, err := q.holdLocked(l, now)
 	if err != nil {
 		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
 	}
@@ -229,8 +266,8 @@ func (q *Queue) Fail(l Lease, cause error) (Job, error) {
 		to = Failed
 		rec.notBefore = micros(now.Add(q.store.opts.backoff(rec.attempts)))
 	}
-	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
-		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, err)
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil), Was: was}); err != nil {
+		return Job{}, fmt.Errorf("fail %s in %s: %w", l.ID, q, lost(err))
 	}
 	if to == Failed {
 		q.nextDue = min(q.nextDue, rec.notBefore)
@@ -276,33 +313,44 @@ func (q *Queue) List(state State) ([]Job, error) {
 }
 
 // holdLocked waits until l's job is not moving, checks that l still holds
-// it, and returns the job's address and value. The checks run in this
-// order: the job must exist (ErrUnknownJob) and be leased (ErrLeaseLost),
-// to l's owner (ErrWrongOwner), under l's claim (ErrLeaseLost), and not
-// expired (ErrLeaseLost: the reaper may hand it out at any moment).
-func (q *Queue) holdLocked(l Lease, now time.Time) (addr, record, error) {
+// it, and returns the job's address, its record and the value it was
+// decoded from (the value a move of it is decided on). The checks run in
+// this order: the job must exist (ErrUnknownJob) and be leased
+// (ErrLeaseLost), to l's owner (ErrWrongOwner), under l's claim
+// (ErrLeaseLost), and not expired (ErrLeaseLost: the reaper may hand it
+// out at any moment).
+func (q *Queue) holdLocked(l Lease, now time.Time) (addr, record, []byte, error) {
 	a := addrOf(l.Ref)
 	q.settleLocked(a)
 	state, v, err := q.findLocked(a)
 	if err != nil {
-		return a, record{}, err
+		return a, record{}, nil, err
 	}
 	if state != Leased {
-		return a, record{}, fmt.Errorf("%w: job is %s", ErrLeaseLost, state)
+		return a, record{}, nil, fmt.Errorf("%w: job is %s", ErrLeaseLost, state)
 	}
 	rec, err := decodeRecord(v)
 	if err != nil {
-		return a, record{}, err
+		return a, record{}, nil, err
 	}
 	switch {
 	case rec.owner != l.Owner:
-		return a, record{}, fmt.Errorf("%w: held by %q, not %q", ErrWrongOwner, rec.owner, l.Owner)
+		return a, record{}, nil, fmt.Errorf("%w: held by %q, not %q", ErrWrongOwner, rec.owner, l.Owner)
 	case rec.token != l.token:
-		return a, record{}, fmt.Errorf("%w: job was claimed again", ErrLeaseLost)
+		return a, record{}, nil, fmt.Errorf("%w: job was claimed again", ErrLeaseLost)
 	case micros(now) >= rec.leaseExpiry:
-		return a, record{}, fmt.Errorf("%w: expired at %s", ErrLeaseLost, timeOf(rec.leaseExpiry))
+		return a, record{}, nil, fmt.Errorf("%w: expired at %s", ErrLeaseLost, timeOf(rec.leaseExpiry))
 	}
-	return a, rec, nil
+	return a, rec, v, nil
+}
+
+// lost reports a move of a leased job that another process moved first (a
+// reaper that took the expired lease back, say) as ErrLeaseLost.
+func lost(err error) error {
+	if errors.Is(err, storage.ErrConflict) {
+		return fmt.Errorf("%w: another process moved the job first: %w", ErrLeaseLost, err)
+	}
+	return err
 }
 
 // states is every job state, in the order findLocked tries them.
@@ -329,7 +377,7 @@ func (q *Queue) findLocked(a addr) (State, []byte, error) {
 // decode.
 func (q *Queue) promoteLocked(now time.Time) error {
 	t := micros(now)
-	if t < q.nextDue {
+	if t < q.nextDue && t < q.rescanAt {
 		return nil
 	}
 	var moves []move
@@ -348,16 +396,22 @@ func (q *Queue) promoteLocked(now time.Time) error {
 		case rec.notBefore > t:
 			next = min(next, rec.notBefore)
 		default:
-			moves = append(moves, move{JobAddr: r.JobAddr, From: Failed, To: Queued, Value: r.Value})
+			moves = append(moves, move{JobAddr: r.JobAddr, From: Failed, To: Queued, Value: r.Value, Was: r.Value})
 		}
 	}
-	// Set before the write: a Fail that lands meanwhile lowers it.
+	// Set before the write: a Fail that lands meanwhile lowers it. Another
+	// process's Fail does not: the failed jobs are looked at again within
+	// rescanEvery whatever nextDue says.
 	q.nextDue = next
+	q.rescanAt = t + rescanEvery.Microseconds()
 	if len(moves) == 0 {
 		return nil
 	}
 	if err := q.commitLocked(moves...); err != nil {
 		q.nextDue = math.MinInt64 // the due jobs are failed still
+		if errors.Is(err, storage.ErrConflict) {
+			return nil // another process moved one first: promote again next claim
+		}
 		return fmt.Errorf("promote failed jobs: %w", err)
 	}
 	for _, m := range moves {
@@ -372,7 +426,7 @@ func (q *Queue) promoteLocked(now time.Time) error {
 // bytes as its payload, so that one corrupt row cannot block a queue.
 func buryMove(r row, cause error) move {
 	rec := record{maxAttempts: 1, lastError: cause.Error(), payload: r.Value}
-	return move{JobAddr: r.JobAddr, From: r.State, To: Dead, Value: rec.encode(nil)}
+	return move{JobAddr: r.JobAddr, From: r.State, To: Dead, Value: rec.encode(nil), Was: r.Value}
 }
 
 // queuedLocked notes that a was put in state queued: a claim must see it

@@ -122,7 +122,9 @@ func (q *Queue) reclaim(a addr, now int64) (State, error) {
 	if rec.attempts >= rec.maxAttempts {
 		to = Dead
 	}
-	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil)}); err != nil {
+	if err := q.commitLocked(move{JobAddr: a, From: Leased, To: to, Value: rec.encode(nil), Was: v}); errors.Is(err, storage.ErrConflict) {
+		return 0, nil // renewed, completed or reclaimed by another process since the read
+	} else if err != nil {
 		return 0, fmt.Errorf("reclaim %s in %s: %w", a.ID, q, err)
 	}
 	if to == Queued {

@@ -12,7 +12,8 @@ import (
 
 // A tenant's queue and the system queue go through one validated path for
 // every state change: both refuse the same moves, whole, with
-// jobqueue.ErrBadMove, and both rewrite a value in place when From == To.
+// jobqueue.ErrBadMove, both rewrite a value in place when From == To, and
+// both refuse a move decided on a value the job no longer holds.
 func TestSpacesShareMoveRules(t *testing.T) {
 	s, err := storage.NewTenantScope(uuid.UUID{1}, uuid.UUID{2})
 	if err != nil {
@@ -23,7 +24,8 @@ func TestSpacesShareMoveRules(t *testing.T) {
 	bad := map[string]move{
 		"no state":     {JobAddr: a},
 		"unknown to":   {JobAddr: a, To: 9},
-		"unknown from": {JobAddr: a, From: 0xFF, To: Queued},
+		"unknown from": {JobAddr: a, From: 0xFF, To: Queued, Was: []byte("v")},
+		"from a state, without the value decided on": {JobAddr: a, From: Queued, To: Leased},
 	}
 	for _, sp := range []space{tenantSpace{s}, systemSpace{}} {
 		for name, m := range bad {
@@ -36,7 +38,7 @@ func TestSpacesShareMoveRules(t *testing.T) {
 			}
 		}
 		e := storage.NewMemoryEngine()
-		heartbeat := move{JobAddr: a, From: Queued, To: Queued, Value: []byte("w")}
+		heartbeat := move{JobAddr: a, From: Queued, To: Queued, Value: []byte("w"), Was: []byte("v")}
 		if err := sp.write(e, false, good); err != nil {
 			t.Fatal(err)
 		}
@@ -45,6 +47,9 @@ func TestSpacesShareMoveRules(t *testing.T) {
 		}
 		if v, err := sp.get(e, Queued, a); err != nil || string(v) != "w" {
 			t.Errorf("%s: after a move in place: %q, %v", sp, v, err)
+		}
+		if err := sp.write(e, false, heartbeat); !errors.Is(err, storage.ErrConflict) {
+			t.Errorf("%s: a move decided on a value the job no longer holds: %v, want ErrConflict", sp, err)
 		}
 	}
 }

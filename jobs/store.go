@@ -20,8 +20,10 @@ type BadRow = jobqueue.BadRow
 const maxQuarantined = 1024
 
 // Store is the job queues of one engine: a queue per tenant and the system
-// queue. Open one Store per engine per process: the queues' mutexes are what
-// make claims exclusive (see the package documentation).
+// queue. Open one Store per engine per process: a process's claims do not
+// race each other (the queues' mutexes), and claims of several processes
+// are made exclusive by the store (conditional moves; see the package
+// documentation).
 type Store struct {
 	engine storage.Engine
 	opts   Options

@@ -66,7 +66,7 @@ func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Optio
 	if err := tenants.SetState(e, to, tenants.Importing); err != nil {
 		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
 	}
-	w := &importWriter{e: e}
+	w := &importWriter{e: e, to: to}
 	st, err := readExport(f, to, opt.ticker("import"), w)
 	if err == nil {
 		err = tenants.AddState(e, &w.b, to, tenants.Active)
@@ -165,6 +165,7 @@ func readExport(f io.Reader, to storage.TenantScope, tick *ticker, w *importWrit
 // importWriter writes rows in bounded batches.
 type importWriter struct {
 	e     storage.Engine
+	to    storage.TenantScope
 	b     storage.Batch
 	bytes int
 }
@@ -178,13 +179,21 @@ func (w *importWriter) put(k storage.Key, v []byte) error {
 	return nil
 }
 
-// flush writes the batch; durably if last.
+// flush writes the batch. The last is durable and advances the tenant's
+// generation, so that every process drops what it cached of the tenant
+// while it was empty, this one at once. It holds fewer rows than the bound
+// (put flushes a full batch), so the counter does not take it past.
 func (w *importWriter) flush(last bool) error {
-	write := w.e.Write
+	var err error
 	if last {
-		write = w.e.WriteDurable
+		err = storage.WriteInvalidating(w.e, w.to, func(b *storage.Batch) error {
+			b.Append(&w.b)
+			return nil
+		})
+	} else {
+		err = w.e.Write(&w.b)
 	}
-	if err := write(&w.b); err != nil {
+	if err != nil {
 		return fmt.Errorf("write rows: %w", err)
 	}
 	w.b.Reset()

@@ -102,7 +102,10 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 	}
 	// A plan is made from one snapshot and refused by AddTo if the blob
 	// changed since; redactions in this process are serialised from plan
-	// to commit, so that two cannot both pass that check.
+	// to commit, so that two cannot both pass that check, and the commit is
+	// conditional on the blob's redaction record as planned, so that of
+	// two processes' redactions of one blob only one lands (the other is
+	// sources.ErrBadPlan, with nothing applied).
 	redacting.Lock()
 	defer redacting.Unlock()
 	p, err := plan(sources.Open(e, sources.Options{}))
@@ -122,7 +125,9 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	opts.erase().progress("%s of %s: %d ranges, %d spans overlap", what, scope, len(en.Redaction.Ranges), len(p.Overlapping()))
-	if err := ledger.Commit(e, &b, &en); err != nil {
+	if err := ledger.Commit(e, &b, &en); errors.Is(err, storage.ErrConflict) {
+		return Redacted{}, fmt.Errorf("%s of %s: changed since it was planned: %w: %w", what, scope, sources.ErrBadPlan, err)
+	} else if err != nil {
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := done(StepDelete); err != nil {

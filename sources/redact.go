@@ -23,10 +23,13 @@ import (
 //
 // This package writes nothing itself: the caller (the tenant lifecycle)
 // adds the plan to the batch that also records the erasure-ledger entry,
-// and commits it durably. Plans of one blob must not race: AddTo refuses a
-// plan whose blob changed since it was planned (ErrBadPlan), but two plans
-// added and committed at once would leave the chunks of one with the
-// record of the other.
+// and commits it durably. The plan applies only over the state it was
+// planned from: AddTo refuses a plan whose blob changed since (ErrBadPlan),
+// and makes the batch conditional on the blob's redaction record, which
+// every redaction rewrites, still holding what the plan read (or still
+// being absent). Of two plans of one blob committed at once, by two
+// processes on one store, one lands; the engine refuses the other with
+// storage.ErrConflict, and nothing of it is applied.
 type RedactionPlan struct {
 	store       *Store
 	scope       storage.TenantScope
@@ -219,8 +222,9 @@ func (p *RedactionPlan) Overlapping() []Provenance { return slices.Clone(p.overl
 // AddTo adds to b every row the operation writes or deletes: the chunks
 // it rewrites (or, for a deletion, deletes), the redaction record with
 // ledgerEntry appended to its ledger entries, and the blocklist row of
-// KeyedDigest. ErrBadLedgerEntry for a nil entry or one the record lists;
-// ErrBadPlan if the blob changed since the plan was made.
+// KeyedDigest, on the condition that the record is still as planned.
+// ErrBadLedgerEntry for a nil entry or one the record lists; ErrBadPlan if
+// the blob changed since the plan was made.
 func (p *RedactionPlan) AddTo(b *storage.Batch, ledgerEntry uuid.UUID) error {
 	switch {
 	case p == nil:
@@ -247,7 +251,13 @@ func (p *RedactionPlan) AddTo(b *storage.Batch, ledgerEntry uuid.UUID) error {
 			b.Put(storage.SourceChunkKey(p.scope, p.blob.ID, c.index), appendChunk(nil, c.text))
 		}
 	}
-	b.Put(storage.RedactionRecordKey(p.scope, p.blob.ID), appendRedaction(nil, rec))
+	record := storage.RedactionRecordKey(p.scope, p.blob.ID)
+	if p.stored != nil {
+		b.RequireValue(record, p.stored)
+	} else {
+		b.RequireAbsent(record)
+	}
+	b.Put(record, appendRedaction(nil, rec))
 	b.Put(storage.BlocklistKey(p.scope, p.digest[:]), appendBlockRow(nil, blockRow{kind: blockKindOf(rec.deleted), entry: ledgerEntry, when: p.when}))
 	return b.Err()
 }

@@ -27,16 +27,38 @@
 //
 // # Transaction time
 //
-// One Clock per Store hands out strictly increasing transaction times:
-// max(wall clock, last+1). Monotonicity across restarts needs no extra row:
-// before the first write to a tenant after Open, the store reads the head of
-// that tenant's tx_time_index (latest tx start first, by key order) and
-// raises the clock above it. The high-water mark is therefore written in the
-// same batch as the data it covers and can never lag behind it. Reads are
-// always per tenant, so every observable sequence of transaction times is
-// monotonic even if the wall clock stepped back while the store was down.
-// Transaction times stay below Forever: a clock that would reach it fails
-// with ErrClockExhausted, and the write with it, rather than wrap around.
+// Transaction times of a tenant strictly increase in commit order, across
+// every process that writes the tenant on one store (the replicas of a
+// deployment on one etcd cluster), and no two versions of one entity share
+// one. One Clock per Store proposes times: max(wall clock, last+1). The
+// store keeps each tenant's clock too, a counter of the system namespace
+// (storage.ReadTxClock), and every write advances it, in the write's own
+// batch, to the latest time the write used, on the condition that it
+// still holds what the write read. Before it hands out a time the Clock
+// is raised above what the store's clock holds, so each commit's times lie
+// above every time committed before it: a hybrid logical clock, fenced by
+// a conditional write. A write that another process's write overtook
+// fails the condition, applies nothing, and is made again from a fresh
+// reading of the clock and of the versions it supersedes, so writes of
+// one tenant are serializable across processes as well as within one.
+//
+// A Store keeps the clock as it last wrote it, so a process that writes
+// alone pays no extra read: the condition holds. The first write of a
+// tenant in a Store reads it (one point read), and so does every write
+// after a conflict.
+//
+// Under clock skew the order holds; what skew moves is how far
+// transaction times run from real time: a process whose wall clock is
+// behind the store's clock gets the store's clock plus one microsecond,
+// so transaction times run ahead of a slow clock by at most the largest
+// skew among the writers, and never go back.
+//
+// Before the first write to a tenant after Open, the store also reads the
+// head of that tenant's tx_time_index (latest tx start first, by key
+// order) and raises the clock above it, which covers rows written without
+// the counter (an import of another store's rows). Transaction times stay
+// below Forever: a clock that would reach it fails with ErrClockExhausted,
+// and the write with it, rather than wrap around.
 //
 // # Edge types
 //
@@ -57,6 +79,9 @@
 // # Concurrency
 //
 // A Store serialises its writes with one mutex (a write reads the versions
-// it supersedes, then writes one batch); reads take no lock. Open at most
-// one Store per engine.
+// it supersedes, then writes one batch); reads take no lock. Writes of one
+// tenant through other Stores, in this process or others, are serialized
+// with them by the tenant's clock (above): a write whose reading is stale
+// is refused by the engine and made again. One Store per engine per
+// process spares those retries.
 package temporal

@@ -52,19 +52,31 @@ type Store struct {
 
 	mu       sync.Mutex // serialises writes
 	indexers []Indexer
-	seeded   map[storage.TenantScope]bool // tenants whose tx high-water mark the clock has seen
+	tenants  map[storage.TenantScope]*tenantState // what writes know of each tenant
+}
+
+// tenantState is what a Store knows of a tenant between its writes: the
+// tenant's transaction clock and generation in the store as the Store last
+// wrote or read them, and that the Clock has seen the tenant's stored
+// times. A write is conditional on both counters (see write): it lands
+// unless another process wrote the tenant, or changed it under every
+// cache (a wipe, an erasure, an import), since.
+type tenantState struct {
+	clock      storage.Counter
+	generation storage.Counter
 }
 
 // Open returns a Store over e. It reads nothing yet: each tenant's
-// transaction-time high-water mark is read before that tenant's first write.
-// A wipe of a tenant (storage.WipeTenant) makes the store read it again.
+// transaction-time high-water mark, clock and generation are read before
+// that tenant's first write. A wipe of a tenant (storage.WipeTenant), or a
+// generation moved by another process, makes the store read them again.
 func Open(e storage.Engine, opts Options) *Store {
 	s := &Store{
 		engine:    e,
 		clock:     opts.Clock,
 		edgeTypes: opts.EdgeTypes,
 		indexers:  append([]Indexer(nil), opts.Indexers...),
-		seeded:    make(map[storage.TenantScope]bool),
+		tenants:   make(map[storage.TenantScope]*tenantState),
 	}
 	if s.clock == nil {
 		s.clock = NewClock(nil)
@@ -81,7 +93,7 @@ func Open(e storage.Engine, opts Options) *Store {
 func (s *Store) forget(scope storage.TenantScope) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.seeded, scope)
+	delete(s.tenants, scope)
 }
 
 // Engine returns the store's engine, for modules that read their own
@@ -91,27 +103,37 @@ func (s *Store) Engine() storage.Engine { return s.engine }
 // Clock returns the store's transaction clock.
 func (s *Store) Clock() *Clock { return s.clock }
 
-// seed raises the clock above the latest transaction time stored for
-// scope, once per tenant per Store. The first row of the tenant's
-// tx_time_index is its latest tx start, because the key inverts it. Must
-// hold s.mu.
-func (s *Store) seed(scope storage.TenantScope) error {
-	if s.seeded[scope] {
-		return nil
+// tenant returns what the Store knows of scope, reading it when it knows
+// nothing: the tenant's clock and generation, and the latest transaction
+// time stored for it, which the Clock is raised above (the first row of
+// the tenant's tx_time_index is its latest tx start, because the key
+// inverts it). Must hold s.mu.
+func (s *Store) tenant(scope storage.TenantScope) (*tenantState, error) {
+	if st := s.tenants[scope]; st != nil {
+		return st, nil
+	}
+	g, err := storage.ReadGeneration(s.engine, scope)
+	if err != nil {
+		return nil, err
+	}
+	c, err := storage.ReadTxClock(s.engine, scope)
+	if err != nil {
+		return nil, err
 	}
 	for kv, err := range s.engine.Scan(storage.TenantAll(scope, storage.TxTimeIndex)) {
 		if err != nil {
-			return fmt.Errorf("read tx high-water mark of %s: %w", scope, err)
+			return nil, fmt.Errorf("read tx high-water mark of %s: %w", scope, err)
 		}
 		p, err := storage.DecodeTxTimeIndex(kv.Key)
 		if err != nil {
-			return fmt.Errorf("read tx high-water mark of %s: %w", scope, err)
+			return nil, fmt.Errorf("read tx high-water mark of %s: %w", scope, err)
 		}
 		s.clock.Observe(p.TxStart)
 		break
 	}
-	s.seeded[scope] = true
-	return nil
+	st := &tenantState{clock: c, generation: g}
+	s.tenants[scope] = st
+	return st, nil
 }
 
 // check rejects a Store without an engine (the zero Store, or Open(nil))

@@ -21,10 +21,10 @@ func TestWipeForgetsTenant(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.mu.Lock()
-		wiped, kept := s.seeded[scopes[0]], s.seeded[scopes[1]]
+		wiped, kept := s.tenants[scopes[0]] != nil, s.tenants[scopes[1]] != nil
 		s.mu.Unlock()
 		if wiped || !kept {
-			t.Fatalf("after the wipe: wiped tenant seeded %t, other tenant seeded %t", wiped, kept)
+			t.Fatalf("after the wipe: wiped tenant known %t, other tenant known %t", wiped, kept)
 		}
 		if got := nameAt(t, s, scopes[0], idA, Current(5)); got != "" {
 			t.Fatalf("wiped tenant still reads %q", got)

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -63,31 +64,76 @@ func (s *Store) AssertNode(scope storage.TenantScope, f NodeFact) (storage.Times
 	})
 }
 
-// write runs fill under the write lock with a fresh batch for scope, after
-// seeding the clock for the tenant, and applies the batch (durably when
-// asked). It returns the transaction time fill returns.
+// write runs fill under the write lock with a fresh batch for scope and
+// applies the batch (durably when asked). It returns the transaction time
+// fill returns.
+//
+// The batch also advances the tenant's transaction clock in the store
+// (storage.ReadTxClock) to the latest time fill handed out, and requires
+// the tenant's generation, each as the Store last knew it: the cluster
+// clock of the package documentation. A write that another process's
+// write overtook meanwhile fails those conditions, applies nothing, and is
+// made again from a fresh reading of the counters and of what it
+// supersedes; when the generation moved (a wipe, an erasure, an import
+// through another process), every subsystem of this process drops its
+// caches of the tenant first (storage.RefreshTenant).
 func (s *Store) write(scope storage.TenantScope, durable bool, what string, fill func(*writer) (storage.Timestamp, error)) (storage.Timestamp, error) {
 	if err := s.check(scope); err != nil {
 		return 0, err
 	}
+	for attempt := 1; ; attempt++ {
+		tx, moved, err := s.attempt(scope, durable, fill)
+		switch {
+		case err == nil:
+			return tx, nil
+		case !errors.Is(err, storage.ErrConflict) || attempt == maxWriteAttempts:
+			return 0, fmt.Errorf("%s: %w", what, err)
+		case moved:
+			if err := storage.RefreshTenant(s.engine, scope); err != nil {
+				return 0, fmt.Errorf("%s: %w", what, err)
+			}
+		}
+	}
+}
+
+// maxWriteAttempts bounds the attempts of one write that other processes'
+// writes keep overtaking. Each conflict means another write of the tenant
+// landed, so the deployment made progress; a write that loses this many
+// times in a row reports ErrConflict rather than retry for ever.
+const maxWriteAttempts = 1000
+
+// attempt makes one attempt of write, under the write lock. After a
+// conflict, it reports whether the tenant's generation moved.
+func (s *Store) attempt(scope storage.TenantScope, durable bool, fill func(*writer) (storage.Timestamp, error)) (tx storage.Timestamp, moved bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.seed(scope); err != nil {
-		return 0, err
-	}
-	w := &writer{s: s, scope: scope}
-	tx, err := fill(w)
+	st, err := s.tenant(scope)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return 0, false, err
 	}
+	s.clock.Observe(st.clock.Time())
+	w := &writer{s: s, scope: scope}
+	if tx, err = fill(w); err != nil {
+		return 0, false, err
+	}
+	last := s.clock.Last()
+	w.b.AdvanceTxClock(st.clock, last)
+	w.b.RequireCounter(st.generation)
 	apply := s.engine.Write
 	if durable {
 		apply = s.engine.WriteDurable
 	}
 	if err := apply(&w.b); err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+		// Overtaken, or an unknown outcome: read the counters again.
+		delete(s.tenants, scope)
+		if errors.Is(err, storage.ErrConflict) {
+			g, gerr := storage.ReadGeneration(s.engine, scope)
+			moved = gerr != nil || g != st.generation
+		}
+		return 0, moved, err
 	}
-	return tx, nil
+	st.clock = st.clock.AdvancedTo(last)
+	return tx, false, nil
 }
 
 // node writes node version v at a new transaction time, which it returns,

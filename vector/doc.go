@@ -43,6 +43,21 @@
 // touched; the Close of the last Store over the engine drops them all. A
 // dropped index is loaded again when next searched.
 //
+// Other processes on the same store (replicas on one etcd cluster) are
+// followed through two counters in the store, read at the start of every
+// search of "now" (one scan of the tenant's counters): the tenant's
+// generation, which every wipe, erasure and import advances (the tenant's
+// indexes are dropped when another process moved it), and the sequence of the
+// tenant's vector writes under the model, which every write through a
+// Store advances in its own batch (storage.ReadVectorsSequence): an index
+// that does not hold every write up to the sequence is dropped and loaded
+// again. So a search that starts after a write or an erasure returned,
+// through any process, sees it; the price is a load of the index (one scan
+// of the tenant's vectors family, and the graph built again in the
+// background) after each burst of another process's writes. Rows written
+// straight to the engine do not advance the sequence: another process sees
+// them once a write through a Store does.
+//
 // The exact search of the matrix returns what the store path returns, bit
 // for bit: the same nodes, order and distances. It measures each row with
 // a float32 SIMD kernel and computes the float64 reference distance only

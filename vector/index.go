@@ -35,6 +35,12 @@ type index struct {
 	mats    map[int]*matrix
 	tombs   map[uuid.UUID]version // nodes whose head is a tombstone
 	newest  AsOf                  // the latest valid start and tx start of any head held
+	// seq is the sequence of the tenant's vector writes under the model
+	// (storage.ReadVectorsSequence) that the index holds every write of;
+	// ahead are the later values whose writes, made through this process,
+	// it holds already (they landed out of order). See memory.validate.
+	seq   uint64
+	ahead map[uint64]bool
 }
 
 // indexKey names an index: a tenant and a model.
@@ -51,6 +57,25 @@ func (ix *index) reset() {
 	ix.mats = nil
 	ix.tombs = nil
 	ix.newest = AsOf{Valid: storage.MinTimestamp, Tx: storage.MinTimestamp}
+	ix.seq, ix.ahead = 0, nil
+}
+
+// wrote records that the index holds the write that moved the sequence
+// from seq to seq+1.
+func (ix *index) wrote(seq uint64) {
+	switch {
+	case seq == ix.seq:
+		ix.seq++
+		for ix.ahead[ix.seq+1] {
+			delete(ix.ahead, ix.seq+1)
+			ix.seq++
+		}
+	case seq > ix.seq:
+		if ix.ahead == nil {
+			ix.ahead = make(map[uint64]bool)
+		}
+		ix.ahead[seq+1] = true
+	}
 }
 
 // load reads the index from r: one scan of the tenant's vectors family,

@@ -26,8 +26,12 @@ type memory struct {
 	mu      sync.Mutex
 	closed  atomic.Bool // set under mu
 	indexes map[indexKey]*index
-	staged  map[indexKey]*pending
-	nstaged atomic.Int64 // rows in staged, read without mu by every search
+	// sequences are the vectors sequences (storage.ReadVectorsSequence) as
+	// this process last wrote or read them, which its next write of the
+	// tenant and model expects: right unless another process wrote since.
+	sequences map[indexKey]storage.Counter
+	staged    map[indexKey]*pending
+	nstaged   atomic.Int64 // rows in staged, read without mu by every search
 }
 
 // pending is the staged rows of one index. They are settled (checked
@@ -93,8 +97,12 @@ func (mem *memory) existing(key indexKey) *index {
 }
 
 // acquire returns the index of key loaded from r, its staged rows
-// settled, with its mu held for reading: release it with RUnlock.
+// settled, with its mu held for reading: release it with RUnlock. It
+// validates the index against the store first (validate).
 func (mem *memory) acquire(r storage.Reader, key indexKey) (*index, error) {
+	if err := mem.validate(key); err != nil {
+		return nil, err
+	}
 	for {
 		ix, err := mem.lookup(key)
 		if err != nil {
@@ -116,7 +124,57 @@ func (mem *memory) acquire(r storage.Reader, key indexKey) (*index, error) {
 	}
 }
 
-// prepare loads ix if it is not loaded and settles its staged rows.
+// validate checks the index of key against the store before a search uses
+// it, so that a search sees every change another process made before the
+// search began: the tenant's generation (storage.RefreshTenantFrom drops
+// every index of the tenant that another process wiped, erased or
+// imported), and the sequence of the tenant's vector writes under the
+// model, which every write through a Store advances (Store.Write): an
+// index that does not hold every write up to the sequence is dropped, to
+// be loaded again. One scan of the tenant's counters; the index of a
+// tenant and model that only this process writes stays loaded.
+func (mem *memory) validate(key indexKey) error {
+	cs, err := storage.ReadTenantCounters(mem.eng, key.scope)
+	if err != nil {
+		return fmt.Errorf("validate vectors index: %w", err)
+	}
+	storage.RefreshTenantFrom(mem.eng, cs)
+	ix := mem.existing(key)
+	if ix == nil {
+		return nil
+	}
+	seq := cs.Vectors(key.model)
+	mem.knowSequence(key, seq)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.loaded && !ix.dropped && ix.seq != seq.Value() {
+		mem.drop(ix)
+	}
+	return nil
+}
+
+// knownSequence returns the vectors sequence of key as this process last
+// wrote or read it.
+func (mem *memory) knownSequence(key indexKey) (storage.Counter, bool) {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	c, ok := mem.sequences[key]
+	return c, ok
+}
+
+// knowSequence records the vectors sequence of key as written or read.
+func (mem *memory) knowSequence(key indexKey, c storage.Counter) {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	if mem.sequences == nil {
+		mem.sequences = make(map[indexKey]storage.Counter)
+	}
+	mem.sequences[key] = c
+}
+
+// prepare loads ix if it is not loaded and settles its staged rows. The
+// sequence of the tenant's vector writes under the model is read before
+// the rows, so that the index holds every write up to it.
 func (mem *memory) prepare(r storage.Reader, ix *index) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -124,10 +182,15 @@ func (mem *memory) prepare(r storage.Reader, ix *index) error {
 		return nil
 	}
 	if !ix.loaded {
-		if err := ix.load(r); err != nil {
+		seq, err := storage.ReadVectorsSequence(r, ix.key.scope, ix.key.model)
+		if err == nil {
+			err = ix.load(r)
+		}
+		if err != nil {
 			ix.reset()
 			return err
 		}
+		ix.seq = seq.Value()
 	}
 	return mem.settle(r, ix)
 }
@@ -252,8 +315,9 @@ func (mem *memory) unstage(key indexKey, rows ...stagedRow) {
 // applyBatch brings the indexes up to date with the vectors rows of a
 // batch that r now holds: each is applied to the loaded index of its
 // tenant and model, and stops being staged. An index that cannot take a
-// row is dropped, to be loaded again from r when next searched.
-func (mem *memory) applyBatch(r storage.Reader, batch map[indexKey][]batchRow) {
+// row is dropped, to be loaded again from r when next searched. seqs are
+// the sequences the batch advanced, as they were before it.
+func (mem *memory) applyBatch(r storage.Reader, batch map[indexKey][]batchRow, seqs map[indexKey]uint64) {
 	for key, rows := range batch {
 		if ix := mem.existing(key); ix != nil {
 			ix.mu.Lock()
@@ -264,6 +328,7 @@ func (mem *memory) applyBatch(r storage.Reader, batch map[indexKey][]batchRow) {
 						break
 					}
 				}
+				ix.wrote(seqs[key])
 			}
 			ix.mu.Unlock()
 		}

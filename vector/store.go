@@ -19,9 +19,12 @@ import (
 // The indexes hear of every write made through a Store over the same
 // engine value (Put, Delete, Write, WriteDurable, and batches of Stage
 // however they are written): the Stores over one engine share them. They
-// hear of every storage.WipeTenant on that engine value too. A vectors row
-// written to the engine any other way is not seen by a search of "now"
-// until every Store over the engine has been closed and one opened again.
+// hear of every storage.WipeTenant on that engine value too, and learn of
+// writes, wipes, erasures and imports through other processes from the
+// store itself (see the package documentation). A vectors row written to
+// the engine any other way is not seen by a search of "now" until every
+// Store over the engine has been closed and one opened again, or a write
+// through a Store of any process advances the sequence.
 type Store struct {
 	eng    storage.Engine
 	opts   Options
@@ -166,21 +169,50 @@ func (s *Store) WriteDurable(b *storage.Batch) error {
 	return s.write(b, true)
 }
 
+// write applies b with the sequence of every tenant and model it writes
+// vectors of advanced in it (storage.WriteCounted: made again when
+// another writer advanced one meanwhile), so that the indexes of other
+// processes learn of it (memory.validate).
 func (s *Store) write(b *storage.Batch, durable bool) error {
 	// The rows are read before the engine sees the batch, and b must not
 	// change until Write returns, as with Engine.Write.
 	rows := vectorRows(b)
-	var err error
-	if durable {
-		err = s.eng.WriteDurable(b)
-	} else {
-		err = s.eng.Write(b)
+	keys := make([]indexKey, 0, len(rows))
+	for key := range rows {
+		keys = append(keys, key)
 	}
+	// The first attempt takes the sequences as this process last wrote or
+	// read them; an attempt they fail (another process wrote) reads them.
+	reads := 0
+	read := func(r storage.Reader) ([]storage.Counter, error) {
+		reads++
+		cs := make([]storage.Counter, len(keys))
+		for i, key := range keys {
+			c, ok := s.mem.knownSequence(key)
+			if !ok || reads > 1 {
+				var err error
+				if c, err = storage.ReadVectorsSequence(r, key.scope, key.model); err != nil {
+					return nil, err
+				}
+			}
+			cs[i] = c
+		}
+		return cs, nil
+	}
+	cs, err := storage.WriteCounted(s.eng, durable, read, func(wb *storage.Batch) error {
+		wb.Append(b)
+		return nil
+	})
 	if err != nil {
 		s.mem.failedBatch(rows)
 		return err
 	}
-	s.mem.applyBatch(s.eng, rows)
+	seqs := make(map[indexKey]uint64, len(keys))
+	for i, key := range keys {
+		seqs[key] = cs[i].Value()
+		s.mem.knowSequence(key, cs[i].Advanced(cs[i].Value()+1))
+	}
+	s.mem.applyBatch(s.eng, rows, seqs)
 	return nil
 }
 

@@ -52,7 +52,10 @@ func (m *Mutation) Check() error {
 
 // Batch collects writes that an engine applies atomically, point writes and
 // range deletions alike: the range deletions of a tenant erasure and the
-// record of it land together or not at all. An invalid
+// record of it land together or not at all. A batch may also carry
+// conditions (RequireAbsent, RequireValue): then the engine applies it only
+// if every condition holds, at the instant it applies it, and otherwise
+// refuses it whole with ErrConflict (see Condition). An invalid
 // mutation poisons the batch: Err reports it and engines refuse to apply any
 // of it, so a half-built batch can never land partially.
 //
@@ -68,7 +71,8 @@ func (m *Mutation) Check() error {
 // question is not left open. A point deletion inside a deleted range is
 // fine: it removes nothing more.
 type Batch struct {
-	mutations []Mutation
+	mutations  []Mutation
+	conditions []Condition
 	// ranges counts the range deletions among the mutations, so that a
 	// batch without any checks no overlap.
 	ranges int
@@ -132,6 +136,34 @@ func (b *Batch) overlap(m *Mutation) error {
 	return nil
 }
 
+// RequireAbsent makes the batch conditional on k holding no value when the
+// engine applies it. The batch may itself write k.
+func (b *Batch) RequireAbsent(k Key) { b.require(Condition{Kind: ConditionAbsent, Key: k}) }
+
+// RequireValue makes the batch conditional on k holding exactly value (an
+// empty value is a value: k must exist) when the engine applies it. The
+// value is copied. A row that must not have changed since it was read, a
+// counter that is still what it was, a job still in the state it was
+// claimed from: each is a RequireValue of what was read.
+func (b *Batch) RequireValue(k Key, value []byte) {
+	b.require(Condition{Kind: ConditionValue, Key: k, Value: value})
+}
+
+// require records c, with a copy of its value, once it passes Check.
+func (b *Batch) require(c Condition) {
+	if b == nil || b.err != nil {
+		return
+	}
+	if err := c.Check(); err != nil {
+		b.err = fmt.Errorf("batch condition %d: %w", len(b.conditions), err)
+		return
+	}
+	if c.Kind == ConditionValue {
+		c.Value = append(make([]byte, 0, len(c.Value)), c.Value...)
+	}
+	b.conditions = append(b.conditions, c)
+}
+
 // Err returns the first invalid mutation's error, if any, and ErrNilBatch
 // for a nil batch.
 func (b *Batch) Err() error {
@@ -141,12 +173,31 @@ func (b *Batch) Err() error {
 	return b.err
 }
 
-// Len returns the number of recorded mutations.
+// Len returns the number of recorded mutations; conditions do not count.
 func (b *Batch) Len() int {
 	if b == nil {
 		return 0
 	}
 	return len(b.mutations)
+}
+
+// Conditional reports whether the batch carries conditions.
+func (b *Batch) Conditional() bool { return b != nil && len(b.conditions) > 0 }
+
+// Conditions yields the recorded conditions in order, with their indexes,
+// for engines, as All yields the mutations: each is a copy, and its Value
+// the batch's own copy.
+func (b *Batch) Conditions() iter.Seq2[int, Condition] {
+	return func(yield func(int, Condition) bool) {
+		if b == nil {
+			return
+		}
+		for i, c := range b.conditions {
+			if !yield(i, c) {
+				return
+			}
+		}
+	}
 }
 
 // All yields the recorded mutations in order, with their indexes, for
@@ -167,6 +218,30 @@ func (b *Batch) All() iter.Seq2[int, Mutation] {
 	}
 }
 
+// Append records o's mutations and conditions after b's own, as copies:
+// nothing done to o afterwards changes b. A poisoned or nil o poisons b.
+func (b *Batch) Append(o *Batch) {
+	if err := o.Err(); err != nil {
+		if b != nil && b.err == nil {
+			b.err = fmt.Errorf("batch: append: %w", err)
+		}
+		return
+	}
+	for _, m := range o.All() {
+		switch m.Kind {
+		case MutationPut:
+			b.Put(m.Key, m.Value)
+		case MutationDelete:
+			b.Delete(m.Key)
+		default:
+			b.DeleteRange(m.Range)
+		}
+	}
+	for _, c := range o.Conditions() {
+		b.require(c)
+	}
+}
+
 // Reset empties the batch for reuse, keeping its capacity.
 func (b *Batch) Reset() {
 	if b == nil {
@@ -174,6 +249,8 @@ func (b *Batch) Reset() {
 	}
 	clear(b.mutations)
 	b.mutations = b.mutations[:0]
+	clear(b.conditions)
+	b.conditions = b.conditions[:0]
 	b.ranges = 0
 	b.err = nil
 }

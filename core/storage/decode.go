@@ -81,7 +81,9 @@ type SourceParts struct {
 
 // SpanParts are the components of a spans key. ByFact is set for the fact
 // shape, the reverse row of a span for the fact Fact; Fact is the nil UUID
-// otherwise.
+// otherwise. Under the system scope the key is a counter
+// (SystemScope.CounterKey): Source is its owner, Start its CounterName
+// and End its id.
 type SpanParts struct {
 	Family ColumnFamily
 	Scope  KeyScope

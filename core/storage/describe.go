@@ -143,6 +143,9 @@ func (p SourceParts) String() string {
 }
 
 func (p SpanParts) String() string {
+	if p.Scope.IsSystem() {
+		return fmt.Sprintf("%s scope=%s counter_owner=%s counter=%d counter_id=%d", p.Family, p.Scope, p.Source, p.Start, p.End)
+	}
 	if p.ByFact {
 		return fmt.Sprintf("%s scope=%s fact=%s source=%s start=%d end=%d", p.Family, p.Scope, p.Fact, p.Source, p.Start, p.End)
 	}

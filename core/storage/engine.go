@@ -61,12 +61,18 @@ type Engine interface {
 
 	// Write applies b atomically under the engine's configured sync policy:
 	// all of it or, with an error, none of it. A nil batch is refused with
-	// ErrNilBatch.
+	// ErrNilBatch. A batch with conditions (Batch.RequireAbsent,
+	// RequireValue) is applied only if every condition holds at the
+	// instant it is applied, with no other write between the check and the
+	// batch; otherwise Write returns ErrConflict and applies nothing.
+	// Engines check every condition with Condition.Check, as they check
+	// mutations.
 	Write(b *Batch) error
 
 	// WriteDurable applies b atomically and returns only once it is on
 	// stable storage, whatever the sync policy: for user-visible destruction
 	// (tombstone cascades) that must survive power loss once acknowledged.
+	// Conditions are kept as Write keeps them.
 	WriteDurable(b *Batch) error
 
 	// DeleteRange removes every key of r.

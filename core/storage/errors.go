@@ -70,6 +70,12 @@ var (
 	// it deletes (see Batch).
 	ErrRangeOverlap = errors.New("batch puts a key inside a range it deletes")
 
+	// ErrConflict reports a conditional batch (Batch.RequireAbsent,
+	// RequireValue) refused because a condition did not hold when the
+	// engine came to apply it: nothing of the batch was applied. Read
+	// again and decide again.
+	ErrConflict = errors.New("conflict: a condition of the batch does not hold")
+
 	// ErrValueTooLarge reports a value longer than MaxValueLen.
 	ErrValueTooLarge = errors.New("value too large")
 

@@ -26,6 +26,7 @@ var (
 	fxProperty = PropertyHash(0xd1d2d3d4d5d6d7d8)
 	fxBucket   = BucketHash(0xf1f2f3f4f5f6f7f8)
 	fxRow      = uint32(0x0a0b0c0d)
+	fxCounter  = CounterVectors
 
 	fxValid   = TimestampOf(time.Date(2024, 5, 6, 7, 8, 9, 101112000, time.UTC))
 	fxTx      = TimestampOf(time.Date(2025, 1, 2, 3, 4, 5, 60708000, time.UTC))
@@ -222,7 +223,7 @@ func fixtureArg(sh keyShape, i, variant, ids int) (reflect.Value, string) {
 	for _, c := range []struct {
 		v    any
 		name string
-	}{{fxEdgeType, "E"}, {fxLabel, "L"}, {fxModel, "M"}, {fxProperty, "P"}, {fxBucket, "K"}, {fxRow, "R"}, {fxPriority, "7"}} {
+	}{{fxEdgeType, "E"}, {fxLabel, "L"}, {fxModel, "M"}, {fxProperty, "P"}, {fxBucket, "K"}, {fxRow, "R"}, {fxCounter, "N"}, {fxPriority, "7"}} {
 		if reflect.TypeOf(c.v) == typ {
 			return reflect.ValueOf(c.v), c.name
 		}

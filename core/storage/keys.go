@@ -211,6 +211,11 @@ func SpanKey(s TenantScope, source uuid.UUID, start, end uint64) (k Key) {
 
 // SetSpan sets k to SpanKey(s, source, start, end).
 func (k *Key) SetSpan(s TenantScope, source uuid.UUID, start, end uint64) {
+	k.setSpan(&s, &source, start, end)
+}
+
+// setSpan writes the spans shape, which SystemScope.CounterKey shares.
+func (k *Key) setSpan(s *TenantScope, source *uuid.UUID, start, end uint64) {
 	k.shrink(SpanKeyLen)
 	k.family, k.n = Spans, SpanKeyLen
 	copy(k.b[0:], s.p[:])

@@ -258,6 +258,16 @@ var layouts = []Layout{
 		scans: []Scan{{2, FactSpans}},
 	},
 	{
+		Family: Spans, Shape: "counter", Scope: SystemRows,
+		Fields: []Field{id("owner_id"), {Name: "counter", Kind: FieldHash, Encoding: "a CounterName, big-endian"}, {Name: "counter_id", Kind: FieldUint64}},
+		Note: "a counter that the processes sharing a store move forward with conditional batches: per tenant (owner_id = TenantRecordID) " +
+			"its transaction clock (counter 1), its cache generation (2), the vectors sequence of a model (3, counter_id the model id); " +
+			"deployment-wide (owner_id nil) the tenant registry's (4) and an embedding model's registrations (5). " +
+			"counter is never math.MaxUint64, the fact shape's marker; reached only through storage's counters and the facades",
+		keys:  []any{SystemScope.CounterKey},
+		scans: []Scan{{1, SystemScope.Counters}},
+	},
+	{
 		Family: Traces,
 		Fields: []Field{id("query_id")},
 		keys:   []any{TraceKey},

@@ -118,12 +118,12 @@ func (e *MemoryEngine) live() error {
 
 // Put stores a copy of value at k.
 func (e *MemoryEngine) Put(k Key, value []byte) error {
-	return e.apply("put", one(Mutation{Kind: MutationPut, Key: k, Value: value}))
+	return e.apply("put", one(Mutation{Kind: MutationPut, Key: k, Value: value}), nil)
 }
 
 // Delete removes k.
 func (e *MemoryEngine) Delete(k Key) error {
-	return e.apply("delete", one(Mutation{Kind: MutationDelete, Key: k}))
+	return e.apply("delete", one(Mutation{Kind: MutationDelete, Key: k}), nil)
 }
 
 // one yields the single mutation m, as a batch would.
@@ -132,11 +132,12 @@ func one(m Mutation) iter.Seq2[int, Mutation] {
 }
 
 // Write applies b atomically: either every mutation is visible or none.
+// Its conditions are checked under the lock that installs it.
 func (e *MemoryEngine) Write(b *Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("memory engine: write batch: %w", err)
 	}
-	return e.apply("write batch", b.All())
+	return e.apply("write batch", b.All(), b)
 }
 
 // WriteDurable is Write: a memory engine has no stable storage, so its
@@ -145,13 +146,14 @@ func (e *MemoryEngine) WriteDurable(b *Batch) error { return e.Write(b) }
 
 // apply checks every mutation (Mutation.Check: a batch may have been
 // changed since it was built), then installs them all under one lock
-// acquisition, so readers see all of them or none. Mutations of one key
-// apply in order: the last one wins.
+// acquisition, so readers see all of them or none, once the conditions
+// of cond (nil for none) hold under that lock. Mutations of one key apply
+// in order: the last one wins.
 //
 // The tables keep the keys and values in one new buffer per call: the
 // caller may still reach the values it passed, even those of a Batch, and
 // must not be able to change a stored row through them.
-func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation]) error {
+func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation], cond *Batch) error {
 	if e == nil {
 		return fmt.Errorf("memory engine: %s: %w", op, ErrNotOpen)
 	}
@@ -192,6 +194,9 @@ func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation]) error {
 	if e.closed.Load() {
 		return fmt.Errorf("memory engine: %s: %w", op, ErrClosed)
 	}
+	if err := e.holdsLocked(cond); err != nil {
+		return fmt.Errorf("memory engine: %s: %w", op, err)
+	}
 	// A batch puts no key inside a range it deletes (Batch), so the range
 	// deletions may go first.
 	for _, r := range ranges {
@@ -200,6 +205,27 @@ func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation]) error {
 	for cf, fm := range byFamily {
 		if len(fm) > 0 {
 			e.tables[cf] = merge(e.tables[cf], fm)
+		}
+	}
+	return nil
+}
+
+// holdsLocked returns nil if every condition of b holds in the tables, an
+// error wrapping ErrConflict naming the first that does not, or the error
+// of a condition that fails its check. The caller holds e.mu.
+func (e *MemoryEngine) holdsLocked(b *Batch) error {
+	for i, c := range b.Conditions() {
+		if err := c.Check(); err != nil {
+			return fmt.Errorf("condition %d: %w", i, err)
+		}
+		rows := e.tables[c.Key.Family()]
+		j, found := search(rows, c.Key.View())
+		var value []byte
+		if found {
+			value = rows[j].value
+		}
+		if !c.Holds(value, found) {
+			return fmt.Errorf("condition %d, %s: %w", i, c, ErrConflict)
 		}
 	}
 	return nil

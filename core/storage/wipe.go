@@ -19,6 +19,12 @@ import (
 // registry holds each listener's owner weakly: a subsystem that is dropped
 // without cancelling its registration is collected as usual, and its
 // registration goes with it, so opening subsystems in a loop does not leak.
+//
+// Other processes on the same store (replicas on one etcd cluster) are
+// told through the store: every wipe, erasure and import advances the
+// tenant's generation (ReadGeneration) in its own batch, and a process
+// that reads a generation it has not seen drops its caches of the tenant
+// (RefreshTenant) before it uses them.
 
 // ErrWipeUnsupported reports an engine that has no identity to register
 // wipe listeners under: nil, or a value whose dynamic type is not
@@ -54,15 +60,20 @@ func WipeTenant(e Engine, scope TenantScope) error {
 		return fmt.Errorf("wipe tenant %s: %w", scope, ErrWipeUnsupported)
 	}
 	err := deleteTenant(e, scope)
-	wipes.notify(e, scope)
+	if err != nil {
+		wipes.notify(e, scope) // rows may be gone all the same
+	}
 	return err
 }
 
-// deleteTenant range-deletes every family of scope in one durable batch.
+// deleteTenant range-deletes every family of scope in one durable batch,
+// which advances the tenant's generation.
 func deleteTenant(e Engine, scope TenantScope) error {
-	var b Batch
-	AddTenantDeletion(&b, scope)
-	if err := e.WriteDurable(&b); err != nil {
+	err := WriteInvalidating(e, scope, func(b *Batch) error {
+		AddTenantDeletion(b, scope)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("wipe tenant %s: %w", scope, err)
 	}
 	return nil
@@ -80,7 +91,9 @@ func AddTenantDeletion(b *Batch, scope TenantScope) {
 // as WipeTenant does after its deletion, without deleting anything: for
 // rows of scope removed by other means (a tenant or an entity erased by
 // telha.dev/lifecycle), so that no subsystem keeps serving what it cached
-// of them. Dropping a cache is always safe.
+// of them. Dropping a cache is always safe. Other processes learn of the
+// change from the tenant's generation, which the change advanced
+// (WriteInvalidating).
 func ForgetTenant(e Engine, scope TenantScope) error {
 	if scope.IsZero() {
 		return fmt.Errorf("forget tenant: %w", ErrNilScope)
@@ -128,13 +141,19 @@ type wipeListener struct {
 	notify func(TenantScope)
 }
 
-// wipeRegistry is the listeners of every engine of the process.
+// wipeRegistry is the listeners of every engine of the process, and the
+// generation of each tenant that the process's caches were last
+// validated against (RefreshTenant).
 type wipeRegistry struct {
 	mu        sync.Mutex
 	listeners map[Engine]map[*wipeListener]struct{}
+	seen      map[Engine]map[TenantScope]uint64
 }
 
-var wipes = wipeRegistry{listeners: make(map[Engine]map[*wipeListener]struct{})}
+var wipes = wipeRegistry{
+	listeners: make(map[Engine]map[*wipeListener]struct{}),
+	seen:      make(map[Engine]map[TenantScope]uint64),
+}
 
 func (r *wipeRegistry) add(e Engine, l *wipeListener) {
 	r.mu.Lock()
@@ -156,7 +175,34 @@ func (r *wipeRegistry) remove(e Engine, l *wipeListener) {
 	delete(set, l)
 	if len(set) == 0 {
 		delete(r.listeners, e)
+		delete(r.seen, e)
 	}
+}
+
+// see records that the caches of scope on e are valid as of generation g,
+// and reports whether that is news: g is later than every generation
+// recorded, or the first. Generations only grow, so an older reading
+// (taken before a newer one that another goroutine recorded) changes
+// nothing. An engine without listeners caches nothing: nothing is
+// recorded, so that the registry keeps no engine reachable that no
+// subsystem uses.
+func (r *wipeRegistry) see(e Engine, scope TenantScope, g uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.listeners[e]) == 0 {
+		return false
+	}
+	seen := r.seen[e]
+	if seen == nil {
+		seen = make(map[TenantScope]uint64)
+		r.seen[e] = seen
+	}
+	last, ok := seen[scope]
+	if ok && g <= last {
+		return false
+	}
+	seen[scope] = g
+	return true
 }
 
 // notify calls the listeners of e outside the registry's lock, so that a

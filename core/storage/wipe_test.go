@@ -69,7 +69,8 @@ func dump(t *testing.T, e storage.Engine) []storage.KV {
 // TestWipeTenant wipes a tenant whose scope is byte-adjacent to its
 // neighbours, in every family, and checks that the tenant has no row left
 // and that every other row of the store, system rows included, is
-// byte-identical.
+// byte-identical, but for the tenant's generation, which each wipe
+// advances.
 func TestWipeTenant(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		e := env.Engine
@@ -97,14 +98,24 @@ func TestWipeTenant(t *testing.T) {
 			}
 		}
 		want := slices.DeleteFunc(before, func(kv storage.KV) bool { return bytes.HasPrefix(kv.Key, prefixOf(victim)) })
-		if got := dump(t, e); !slices.EqualFunc(got, want, func(a, b storage.KV) bool {
+		got := dump(t, e)
+		got = slices.DeleteFunc(got, func(kv storage.KV) bool {
+			return !slices.ContainsFunc(before, func(b storage.KV) bool { return bytes.Equal(b.Key, kv.Key) })
+		})
+		if !slices.EqualFunc(got, want, func(a, b storage.KV) bool {
 			return bytes.Equal(a.Key, b.Key) && bytes.Equal(a.Value, b.Value)
 		}) {
 			t.Fatalf("the wipe changed other scopes: %d rows, want %d", len(got), len(want))
 		}
+		if n := len(dump(t, e)) - len(got); n != 1 {
+			t.Fatalf("the wipe added %d rows, want the tenant's generation", n)
+		}
 		// Wiping again, or an empty tenant, is not an error.
 		if err := storage.WipeTenant(e, victim); err != nil {
 			t.Fatalf("second wipe: %v", err)
+		}
+		if g, err := storage.ReadGeneration(e, victim); err != nil || g.Value() != 2 {
+			t.Fatalf("after two wipes the generation is %d, %v; want 2", g.Value(), err)
 		}
 	})
 }
@@ -182,7 +193,7 @@ func (f *failingEngine) WriteDurable(b *storage.Batch) error {
 }
 
 // TestWipeIsDurableAndAlwaysNotifies checks a wipe's step: one durable
-// batch deleting every family; and that a failed write still drops the
+// batch deleting every family and advancing the generation; and that a failed write still drops the
 // caches and reports the failure.
 func TestWipeIsDurableAndAlwaysNotifies(t *testing.T) {
 	s := mustScope(t, "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000001")
@@ -194,7 +205,7 @@ func TestWipeIsDurableAndAlwaysNotifies(t *testing.T) {
 	for _, cf := range storage.Families() {
 		names = append(names, cf.String())
 	}
-	want := []string{fmt.Sprintf("durable write of %d, deleting %s", len(names), strings.Join(names, " "))}
+	want := []string{fmt.Sprintf("durable write of %d, deleting %s", len(names)+1, strings.Join(names, " "))} // and the generation
 	if !slices.Equal(ok.calls, want) {
 		t.Errorf("wipe steps %q, want %q", ok.calls, want)
 	}

@@ -15,7 +15,7 @@ import (
 // Equal returns the nodes with label whose property equals v (same kind;
 // floats bitwise), in row-id order. r is the engine or a snapshot of it.
 func (ix *Index) Equal(r storage.Reader, scope storage.TenantScope, label, property string, v temporal.Value) ([]uuid.UUID, error) {
-	if err := checkQuery(r, scope, label, property); err != nil {
+	if err := ix.begin(r, scope, label, property); err != nil {
 		return nil, err
 	}
 	if v.Kind < temporal.KindString || v.Kind > temporal.KindBytes {
@@ -49,7 +49,7 @@ func (ix *Index) Equal(r storage.Reader, scope storage.TenantScope, label, prope
 // row-id order. lo and hi must both be ints or both floats, and not NaN;
 // only values of that kind match.
 func (ix *Index) Range(r storage.Reader, scope storage.TenantScope, label, property string, lo, hi temporal.Value) ([]uuid.UUID, error) {
-	if err := checkQuery(r, scope, label, property); err != nil {
+	if err := ix.begin(r, scope, label, property); err != nil {
 		return nil, err
 	}
 	if !numeric(lo.Kind) || lo.Kind != hi.Kind || math.IsNaN(asFloat(lo)) || math.IsNaN(asFloat(hi)) {
@@ -134,6 +134,27 @@ func (ix *Index) recheck(r storage.Reader, scope storage.TenantScope, label stor
 	return out, nil
 }
 
+// begin checks a query, and for a query through the index's own engine,
+// which goes through the row cache (resolve), validates the cache of the
+// tenant against the store first (storage.RefreshTenant): another process
+// may have wiped the tenant, which starts its row ids again.
+func (ix *Index) begin(r storage.Reader, scope storage.TenantScope, label, property string) error {
+	if err := checkQuery(r, scope, label, property); err != nil {
+		return err
+	}
+	if ix.cached(r) {
+		return storage.RefreshTenant(ix.eng, scope)
+	}
+	return nil
+}
+
+// cached reports whether a query through r goes through the row cache: r
+// is the index's own engine.
+func (ix *Index) cached(r storage.Reader) bool {
+	e, ok := r.(storage.Engine)
+	return ok && ix.eng != nil && storage.Identifiable(e) && e == ix.eng
+}
+
 // ids maps rows to logical ids through the id map, in row order.
 func (ix *Index) ids(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, bm *roaring.Bitmap) ([]uuid.UUID, error) {
 	rows := bm.ToArray()
@@ -149,7 +170,7 @@ func (ix *Index) ids(r storage.Reader, scope storage.TenantScope, label storage.
 // reads the snapshot's id map rows, since the cache follows the engine's
 // present, which an old snapshot may predate (a wipe restarts row ids).
 func (ix *Index) resolve(r storage.Reader, scope storage.TenantScope, label storage.LabelHash, rows []uint32, out []uuid.UUID) error {
-	if e, ok := r.(storage.Engine); ok && ix.eng != nil && storage.Identifiable(e) && e == ix.eng {
+	if ix.cached(r) {
 		return ix.rows.of(scope, label).resolve(r, scope, label, rows, out)
 	}
 	for i, row := range rows {

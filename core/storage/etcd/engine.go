@@ -150,17 +150,20 @@ func (e *Engine) enter() error {
 
 // Put stores value at k, as a transaction of one mutation.
 func (e *Engine) Put(k storage.Key, value []byte) error {
-	return e.apply("put", slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: value}}))
+	return e.apply("put", slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: value}}), nil)
 }
 
 // Delete removes k.
 func (e *Engine) Delete(k storage.Key) error {
-	return e.apply("delete", slices.All([]storage.Mutation{{Kind: storage.MutationDelete, Key: k}}))
+	return e.apply("delete", slices.All([]storage.Mutation{{Kind: storage.MutationDelete, Key: k}}), nil)
 }
 
 // Write applies b atomically, as one etcd transaction. Every write of the
 // engine is durable on a quorum of members (each has synced it to its
-// write-ahead log) before it returns.
+// write-ahead log) before it returns. The conditions of b are the
+// transaction's comparisons (Txn().If): etcd evaluates them and applies
+// the operations in one step, or applies nothing, which the engine reports
+// as storage.ErrConflict.
 func (e *Engine) Write(b *storage.Batch) error {
 	if err := e.ready(); err != nil {
 		return fmt.Errorf("etcd engine: write batch: %w", err)
@@ -168,19 +171,19 @@ func (e *Engine) Write(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("etcd engine: write batch: %w", err)
 	}
-	return e.apply("write batch", b.All())
+	return e.apply("write batch", b.All(), b.Conditions())
 }
 
 // WriteDurable is Write: every write is already durable on a quorum.
 func (e *Engine) WriteDurable(b *storage.Batch) error { return e.Write(b) }
 
-// apply checks muts against the cluster's limits and commits them as one
-// transaction. A refused batch applies nothing.
-func (e *Engine) apply(op string, muts iter.Seq2[int, storage.Mutation]) error {
+// apply checks muts and conds (nil for none) against the cluster's limits
+// and commits them as one transaction. A refused batch applies nothing.
+func (e *Engine) apply(op string, muts iter.Seq2[int, storage.Mutation], conds iter.Seq2[int, storage.Condition]) error {
 	if err := e.ready(); err != nil {
 		return fmt.Errorf("etcd engine: %s: %w", op, err)
 	}
-	ops, err := e.txnOps(muts)
+	txn, err := e.txn(muts, conds)
 	if err != nil {
 		return fmt.Errorf("etcd engine: %s: %w", op, err)
 	}
@@ -188,13 +191,17 @@ func (e *Engine) apply(op string, muts iter.Seq2[int, storage.Mutation]) error {
 		return fmt.Errorf("etcd engine: %s: %w", op, err)
 	}
 	defer e.writing.RUnlock()
-	if len(ops) == 0 {
+	if len(txn.ops) == 0 && len(txn.cmps) == 0 {
 		return nil
 	}
 	ctx, cancel := e.callContext()
 	defer cancel()
-	if _, err := e.client.Txn(ctx).Then(ops...).Commit(); err != nil {
-		return e.classify(fmt.Sprintf("etcd engine: %s of %d keys", op, len(ops)), err)
+	resp, err := e.client.Txn(ctx).If(txn.cmps...).Then(txn.ops...).Commit()
+	if err != nil {
+		return e.classify(fmt.Sprintf("etcd engine: %s of %d keys", op, len(txn.ops)), err)
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("etcd engine: %s of %d keys: %d conditions: %w", op, len(txn.ops), len(txn.cmps), storage.ErrConflict)
 	}
 	return nil
 }

@@ -20,9 +20,14 @@ import (
 // The leader's log entry is an InternalRaftRequest: a header (field 100)
 // holding a request id of up to 10 varint bytes (the engine does not use
 // authentication, which would add a user name), and the transaction (field
-// 6). The transaction repeats RequestOp (field 2), each holding a
-// PutRequest (field 2: key 1, value 2) or a DeleteRangeRequest (field 3:
-// key 1, range end 2). An empty bytes field is not encoded.
+// 6). The transaction repeats Compare (field 1), one per condition of the
+// batch, and RequestOp (field 2), each holding a PutRequest (field 2: key
+// 1, value 2) or a DeleteRangeRequest (field 3: key 1, range end 2). An
+// empty bytes field is not encoded; a field of a oneof always is.
+//
+// etcd counts the comparisons of a transaction apart from its operations:
+// it refuses one whose comparisons, or whose operations, number more than
+// --max-txn-ops.
 const raftHeaderLen = 2 + 1 + 1 + 10 // header tag, length, ID tag, ID
 
 // varintLen is the length of x as a protobuf varint.
@@ -49,24 +54,62 @@ func opLen(keyLen, valueLen int, remove bool) int {
 	return fieldLen(fieldLen(inner, false), false)
 }
 
+// compareLen is the encoded length of one Compare in a transaction: with
+// absent, "the key has version 0" (target VERSION, 0, is not encoded; the
+// version, a oneof field, is: tag and a zero byte); otherwise "the key's
+// value equals a value of valueLen bytes" (target VALUE, 3: tag and
+// byte; the value, a oneof field, is encoded even when empty). The result,
+// EQUAL, is 0 and not encoded.
+func compareLen(keyLen, valueLen int, absent bool) int {
+	inner := fieldLen(keyLen, true)
+	if absent {
+		inner += 2
+	} else {
+		inner += 2 + fieldLen(valueLen, false)
+	}
+	return fieldLen(inner, false)
+}
+
 // requestLen is the encoded length of the log entry of a transaction whose
 // operations have the given encoded lengths in total.
 func requestLen(opsLen int) int { return raftHeaderLen + fieldLen(opsLen, false) }
 
-// txnOps turns mutations into the operations of one transaction, checking
-// each mutation again (Mutation.Check: a batch may have been changed after
-// it was built) and the cluster's limits. Several mutations of one key
-// collapse into the last, as in every engine: etcd refuses a transaction
-// that touches a key twice.
-func (e *Engine) txnOps(all iter.Seq2[int, storage.Mutation]) ([]clientv3.Op, error) {
+// txn is one transaction: its comparisons and its operations.
+type txn struct {
+	cmps []clientv3.Cmp
+	ops  []clientv3.Op
+}
+
+// txn turns mutations and conditions into one transaction, checking each
+// mutation and condition again (Mutation.Check, Condition.Check: a batch
+// may have been changed after it was built) and the cluster's limits.
+// Several mutations of one key collapse into the last, as in every engine:
+// etcd refuses a transaction that touches a key twice. Each condition is
+// one comparison, whatever its key.
+func (e *Engine) txn(all iter.Seq2[int, storage.Mutation], conds iter.Seq2[int, storage.Condition]) (txn, error) {
+	var t txn
+	total := 0
+	if conds != nil {
+		for i, c := range conds {
+			if err := c.Check(); err != nil {
+				return txn{}, fmt.Errorf("condition %d: %w", i, err)
+			}
+			k := e.keys.key(&c.Key)
+			if c.Kind == storage.ConditionAbsent {
+				t.cmps = append(t.cmps, clientv3.Compare(clientv3.Version(k), "=", 0))
+			} else {
+				t.cmps = append(t.cmps, clientv3.Compare(clientv3.Value(k), "=", string(c.Value)))
+			}
+			total += compareLen(len(k), len(c.Value), c.Kind == storage.ConditionAbsent)
+		}
+	}
 	var muts []storage.Mutation
 	var keys []string
 	var ranges []clientv3.Op
-	total := 0
 	last := make(map[string]int)
 	for i, m := range all {
 		if err := m.Check(); err != nil {
-			return nil, fmt.Errorf("mutation %d: %w", i, err)
+			return txn{}, fmt.Errorf("mutation %d: %w", i, err)
 		}
 		if m.Kind == storage.MutationDeleteRange {
 			// A range deletion is a DeleteRangeRequest: the key, then
@@ -83,7 +126,7 @@ func (e *Engine) txnOps(all iter.Seq2[int, storage.Mutation]) ([]clientv3.Op, er
 	}
 	// A batch puts no key inside a range it deletes (storage.Batch), which
 	// etcd would refuse, so the range deletions may go first.
-	ops := append(make([]clientv3.Op, 0, len(ranges)+len(last)), ranges...)
+	t.ops = append(make([]clientv3.Op, 0, len(ranges)+len(last)), ranges...)
 	for i := range muts {
 		if last[keys[i]] != i {
 			continue
@@ -91,23 +134,25 @@ func (e *Engine) txnOps(all iter.Seq2[int, storage.Mutation]) ([]clientv3.Op, er
 		m := &muts[i]
 		n := opLen(len(keys[i]), len(m.Value), m.Kind == storage.MutationDelete)
 		if requestLen(n) > e.cfg.MaxRequestBytes {
-			return nil, fmt.Errorf("mutation %d: %d-byte value of %s: %w (at most %d bytes)",
+			return txn{}, fmt.Errorf("mutation %d: %d-byte value of %s: %w (at most %d bytes)",
 				i, len(m.Value), m.Key, storage.ErrValueTooLarge, e.MaxValueLen(m.Key))
 		}
 		total += n
 		if m.Kind == storage.MutationDelete {
-			ops = append(ops, clientv3.OpDelete(keys[i]))
+			t.ops = append(t.ops, clientv3.OpDelete(keys[i]))
 		} else {
-			ops = append(ops, clientv3.OpPut(keys[i], string(m.Value)))
+			t.ops = append(t.ops, clientv3.OpPut(keys[i], string(m.Value)))
 		}
 	}
 	switch {
-	case len(ops) > e.cfg.MaxTxnOps:
-		return nil, fmt.Errorf("%d distinct keys: %w (at most %d operations)", len(ops), ErrBatchTooLarge, e.cfg.MaxTxnOps)
+	case len(t.ops) > e.cfg.MaxTxnOps:
+		return txn{}, fmt.Errorf("%d distinct keys: %w (at most %d operations)", len(t.ops), ErrBatchTooLarge, e.cfg.MaxTxnOps)
+	case len(t.cmps) > e.cfg.MaxTxnOps:
+		return txn{}, fmt.Errorf("%d conditions: %w (at most %d comparisons)", len(t.cmps), ErrBatchTooLarge, e.cfg.MaxTxnOps)
 	case requestLen(total) > e.cfg.MaxRequestBytes:
-		return nil, fmt.Errorf("request of %d bytes: %w (at most %d bytes)", requestLen(total), ErrBatchTooLarge, e.cfg.MaxRequestBytes)
+		return txn{}, fmt.Errorf("request of %d bytes: %w (at most %d bytes)", requestLen(total), ErrBatchTooLarge, e.cfg.MaxRequestBytes)
 	}
-	return ops, nil
+	return t, nil
 }
 
 // MaxValueLen returns the length of the largest value that a Put of k, or

@@ -27,6 +27,18 @@ func TestRequestLenIsExact(t *testing.T) {
 		n := rapid.IntRange(0, 8).Draw(t, "ops")
 		txn := &pb.TxnRequest{}
 		total := 0
+		for range rapid.IntRange(0, 4).Draw(t, "conditions") {
+			key := make([]byte, rapid.IntRange(1, 200).Draw(t, "condition key length"))
+			cmp := &pb.Compare{Key: key, Target: pb.Compare_VERSION, TargetUnion: &pb.Compare_Version{Version: 0}}
+			absent := rapid.Bool().Draw(t, "absent")
+			valueLen := 0
+			if !absent {
+				valueLen = rapid.OneOf(rapid.SampledFrom(lengthEdges), rapid.IntRange(0, 300)).Draw(t, "condition value length")
+				cmp.Target, cmp.TargetUnion = pb.Compare_VALUE, &pb.Compare_Value{Value: make([]byte, valueLen)}
+			}
+			txn.Compare = append(txn.Compare, cmp)
+			total += compareLen(len(key), valueLen, absent)
+		}
 		for range n {
 			keyLen := rapid.IntRange(1, 200).Draw(t, "key length")
 			valueLen := rapid.OneOf(rapid.SampledFrom(lengthEdges), rapid.IntRange(0, 300)).Draw(t, "value length")
@@ -74,10 +86,10 @@ func TestMaxValueLen(t *testing.T) {
 				if requestLen(opLen(keyLen, n, false)) > limit || requestLen(opLen(keyLen, n+1, false)) <= limit {
 					t.Errorf("limit %d, namespace %q, %s: MaxValueLen %d is not the boundary", limit, ns, k.Family(), n)
 				}
-				if _, err := e.txnOps(slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n)}})); err != nil {
+				if _, err := e.txn(slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n)}}), nil); err != nil {
 					t.Errorf("limit %d: a value of MaxValueLen refused: %v", limit, err)
 				}
-				_, err := e.txnOps(slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n+1)}}))
+				_, err := e.txn(slices.All([]storage.Mutation{{Kind: storage.MutationPut, Key: k, Value: make([]byte, n+1)}}), nil)
 				if !errors.Is(err, storage.ErrValueTooLarge) {
 					t.Errorf("limit %d: a value of MaxValueLen+1: %v, want ErrValueTooLarge", limit, err)
 				}
@@ -89,10 +101,10 @@ func TestMaxValueLen(t *testing.T) {
 	}
 }
 
-// TestTxnOps covers what a batch turns into before it reaches the cluster:
-// the last mutation of a key wins, limits count distinct keys, and a refused
-// batch is refused whole with the right error.
-func TestTxnOps(t *testing.T) {
+// TestTxn covers what a batch turns into before it reaches the cluster:
+// the last mutation of a key wins, limits count distinct keys and, apart,
+// conditions, and a refused batch is refused whole with the right error.
+func TestTxn(t *testing.T) {
 	scope, err := storage.NewTenantScope([16]byte{1}, [16]byte{2})
 	if err != nil {
 		t.Fatal(err)
@@ -102,29 +114,46 @@ func TestTxnOps(t *testing.T) {
 		return storage.Mutation{Kind: storage.MutationPut, Key: key(i), Value: []byte(v)}
 	}
 	del := func(i byte) storage.Mutation { return storage.Mutation{Kind: storage.MutationDelete, Key: key(i)} }
+	absent := func(i byte) storage.Condition { return storage.Condition{Kind: storage.ConditionAbsent, Key: key(i)} }
+	holds := func(i byte, v string) storage.Condition {
+		return storage.Condition{Kind: storage.ConditionValue, Key: key(i), Value: []byte(v)}
+	}
 	e := &Engine{cfg: Config{MaxRequestBytes: 400, MaxTxnOps: 3}}
 	tests := []struct {
-		name    string
-		muts    []storage.Mutation
-		wantOps int
-		wantErr error
+		name     string
+		muts     []storage.Mutation
+		conds    []storage.Condition
+		wantOps  int
+		wantCmps int
+		wantErr  error
 	}{
-		{"empty", nil, 0, nil},
-		{"one key written five times", []storage.Mutation{put(1, "a"), del(1), put(1, "b"), put(1, "c"), del(1)}, 1, nil},
-		{"three keys", []storage.Mutation{put(1, "a"), put(2, "b"), del(3)}, 3, nil},
-		{"three keys, repeated", []storage.Mutation{put(1, "a"), put(2, "b"), del(3), put(1, "x"), del(2)}, 3, nil},
-		{"four keys", []storage.Mutation{put(1, "a"), put(2, "b"), del(3), del(4)}, 0, ErrBatchTooLarge},
-		{"each fits, together too large", []storage.Mutation{put(1, string(make([]byte, 150))), put(2, string(make([]byte, 150)))}, 0, ErrBatchTooLarge},
-		{"one value too large", []storage.Mutation{put(1, "a"), put(2, string(make([]byte, 400)))}, 0, storage.ErrValueTooLarge},
-		{"a large value overwritten by a small one", []storage.Mutation{put(1, string(make([]byte, 400))), put(1, "a")}, 1, nil},
-		{"zero key", []storage.Mutation{put(1, "a"), {Kind: storage.MutationPut}}, 0, storage.ErrInvalidKey},
-		{"unknown kind", []storage.Mutation{{Kind: 9, Key: key(1)}}, 0, storage.ErrUnknownKind},
+		{"empty", nil, nil, 0, 0, nil},
+		{"one key written five times", []storage.Mutation{put(1, "a"), del(1), put(1, "b"), put(1, "c"), del(1)}, nil, 1, 0, nil},
+		{"three keys", []storage.Mutation{put(1, "a"), put(2, "b"), del(3)}, nil, 3, 0, nil},
+		{"three keys, repeated", []storage.Mutation{put(1, "a"), put(2, "b"), del(3), put(1, "x"), del(2)}, nil, 3, 0, nil},
+		{"four keys", []storage.Mutation{put(1, "a"), put(2, "b"), del(3), del(4)}, nil, 0, 0, ErrBatchTooLarge},
+		{"each fits, together too large", []storage.Mutation{put(1, string(make([]byte, 150))), put(2, string(make([]byte, 150)))}, nil, 0, 0, ErrBatchTooLarge},
+		{"one value too large", []storage.Mutation{put(1, "a"), put(2, string(make([]byte, 400)))}, nil, 0, 0, storage.ErrValueTooLarge},
+		{"a large value overwritten by a small one", []storage.Mutation{put(1, string(make([]byte, 400))), put(1, "a")}, nil, 1, 0, nil},
+		{"zero key", []storage.Mutation{put(1, "a"), {Kind: storage.MutationPut}}, nil, 0, 0, storage.ErrInvalidKey},
+		{"unknown kind", []storage.Mutation{{Kind: 9, Key: key(1)}}, nil, 0, 0, storage.ErrUnknownKind},
+		{"conditions alone", nil, []storage.Condition{absent(1), holds(2, "b")}, 0, 2, nil},
+		{"conditions on the keys written", []storage.Mutation{put(1, "a"), put(2, "b")},
+			[]storage.Condition{absent(1), holds(2, "x"), holds(2, "y")}, 2, 3, nil},
+		{"three operations and three conditions", []storage.Mutation{put(1, "a"), put(2, "b"), del(3)},
+			[]storage.Condition{absent(4), absent(5), absent(6)}, 3, 3, nil},
+		{"four conditions", []storage.Mutation{put(1, "a")},
+			[]storage.Condition{absent(1), absent(2), absent(3), absent(4)}, 0, 0, ErrBatchTooLarge},
+		{"a condition's value too large", []storage.Mutation{put(1, "a")},
+			[]storage.Condition{holds(1, string(make([]byte, 400)))}, 0, 0, ErrBatchTooLarge},
+		{"condition on the zero key", nil, []storage.Condition{{Kind: storage.ConditionAbsent}}, 0, 0, storage.ErrInvalidKey},
+		{"condition of an unknown kind", nil, []storage.Condition{{Kind: 7, Key: key(1)}}, 0, 0, storage.ErrUnknownKind},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ops, err := e.txnOps(slices.All(tt.muts))
-			if !errors.Is(err, tt.wantErr) || len(ops) != tt.wantOps {
-				t.Errorf("txnOps = %d ops, %v; want %d ops, %v", len(ops), err, tt.wantOps, tt.wantErr)
+			txn, err := e.txn(slices.All(tt.muts), slices.All(tt.conds))
+			if !errors.Is(err, tt.wantErr) || len(txn.ops) != tt.wantOps || len(txn.cmps) != tt.wantCmps {
+				t.Errorf("txn = %d ops, %d comparisons, %v; want %d, %d, %v", len(txn.ops), len(txn.cmps), err, tt.wantOps, tt.wantCmps, tt.wantErr)
 			}
 		})
 	}

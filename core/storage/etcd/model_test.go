@@ -173,7 +173,8 @@ func (m *modelMachine) delete(t *rapid.T) {
 
 // writeBatch writes a batch of puts and deletes, often of one key several
 // times, sometimes poisoned by a zero key, which both engines must refuse
-// whole.
+// whole, and sometimes with conditions, which both must find holding or
+// not alike.
 func (m *modelMachine) writeBatch(t *rapid.T) {
 	var b storage.Batch
 	n := rapid.IntRange(1, 8).Draw(t, "mutations")
@@ -188,6 +189,7 @@ func (m *modelMachine) writeBatch(t *rapid.T) {
 			b.Put(drawKey(t), drawValue(t))
 		}
 	}
+	storagetest.DrawConditions(t, &b, m.mem, drawKey)
 	if rapid.Bool().Draw(t, "durable") {
 		storagetest.SameError(t, "write durable", m.e.WriteDurable(&b), m.mem.WriteDurable(&b))
 	} else {

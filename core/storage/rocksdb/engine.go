@@ -35,6 +35,11 @@ type Engine struct {
 
 	group groupCommit // of WriteDurable
 
+	// writes is held shared by every write, and exclusively from the
+	// checks of a conditional batch to its write (conditional.go). It is
+	// taken after mu.
+	writes sync.RWMutex
+
 	mu sync.RWMutex
 	// closed is set under mu held for writing, by Close; it is atomic so
 	// that a scan can check it between the rows of a batch without mu.
@@ -141,10 +146,21 @@ func (e *Engine) Delete(k storage.Key) error {
 // Write applies b atomically, as one RocksDB write batch, under the
 // configured sync policy. A poisoned batch (b.Err() != nil) is refused
 // whole, and so is a batch holding a mutation that fails
-// storage.Mutation.Check, however it came to be there.
+// storage.Mutation.Check, however it came to be there. A batch with
+// conditions is applied only if they hold (conditional.go).
 func (e *Engine) Write(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
+	}
+	if b.Conditional() {
+		if err := e.enter(nil); err != nil {
+			return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+		}
+		defer e.mu.RUnlock()
+		if err := e.writeConditional(b); err != nil {
+			return fmt.Errorf("write batch of %d: %w", b.Len(), err)
+		}
+		return nil
 	}
 	err := e.commit(func(wo *grocksdb.WriteOptions, key []byte) error {
 		wb := grocksdb.NewWriteBatch()
@@ -162,7 +178,8 @@ func (e *Engine) Write(b *storage.Batch) error {
 
 // WriteDurable applies b atomically and returns once the write-ahead log is
 // synced, whatever Config.SyncWrites says. Concurrent calls share log
-// syncs: see groupCommit. Batches are checked as Write checks them.
+// syncs, conditional batches too: see groupCommit. Batches are checked as
+// Write checks them.
 func (e *Engine) WriteDurable(b *storage.Batch) error {
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
@@ -211,6 +228,8 @@ func (e *Engine) commit(do func(*grocksdb.WriteOptions, []byte) error, count uin
 		return err
 	}
 	defer e.mu.RUnlock()
+	e.writes.RLock()
+	defer e.writes.RUnlock()
 	buf := keyBuffers.Get().(*[storage.MaxKeyLen]byte)
 	defer keyBuffers.Put(buf)
 	return e.logged(e.syncs, count, func() error { return do(e.write, buf[:0]) })

@@ -3,6 +3,7 @@ package rocksdb
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,8 +33,9 @@ import (
 // The group is one RocksDB write batch, written with sync: its batches
 // become visible together, once the log sync that covers them has
 // returned, and each write is acknowledged only then. A batch that fails
-// its checks is left out of the group and fails alone; a write that fails
-// fails every batch of the group, none of which was applied.
+// its checks, or whose conditions do not hold (conditional.go), is left
+// out of the group and fails alone; a write that fails fails every batch
+// of the group, none of which was applied.
 type groupCommit struct {
 	mu      sync.Mutex
 	queue   []*durableWrite // waiting for the next group
@@ -99,11 +101,13 @@ func (g *groupCommit) gather() []*durableWrite {
 	return group
 }
 
-// handOff records the group of size n just written, which took took, and
-// passes the lead to the first queued write, if any.
-func (g *groupCommit) handOff(n int, took time.Duration) {
+// handOff records the group of size n just written, which took took, puts
+// the writes of later back at the head of the queue, and passes the lead
+// to the first queued write, if any.
+func (g *groupCommit) handOff(n int, took time.Duration, later []*durableWrite) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.queue = append(later, g.queue...)
 	g.ended = time.Now()
 	g.took = (3*g.took + took) / 4
 	g.expected = n + len(g.queue)
@@ -130,13 +134,16 @@ func (e *Engine) writeDurable(b *storage.Batch) error {
 	// Should the write panic, the group fails with errLeaderPanicked and
 	// the lead passes on: the engine stays usable, nothing is acknowledged.
 	failAll(group, errLeaderPanicked)
+	var later []*durableWrite
 	defer func() {
-		e.group.handOff(len(group), time.Since(start))
+		e.group.handOff(len(group)-len(later), time.Since(start), later)
 		for _, w := range group {
-			close(w.done)
+			if !slices.Contains(later, w) {
+				close(w.done)
+			}
 		}
 	}()
-	e.writeGroup(group)
+	later = e.writeGroup(group)
 	return w.err
 }
 
@@ -147,38 +154,66 @@ var errLeaderPanicked = errors.New("the write of its group panicked")
 // writeGroup writes the batches of group as one RocksDB write that syncs
 // the log, and sets each write's error. Each batch is checked as it is
 // copied, as Write does; one that fails is rolled back out of the group.
-func (e *Engine) writeGroup(group []*durableWrite) {
+// Conditional batches go first, each checked against the store (see
+// conditional.go); it returns those that must wait for the next group.
+// group[0], the leader's own write, never waits: it is checked first.
+func (e *Engine) writeGroup(group []*durableWrite) (later []*durableWrite) {
+	if slices.ContainsFunc(group, func(w *durableWrite) bool { return w.batch.Conditional() }) {
+		e.writes.Lock()
+		defer e.writes.Unlock()
+	} else {
+		e.writes.RLock()
+		defer e.writes.RUnlock()
+	}
 	wb := grocksdb.NewWriteBatch()
 	defer wb.Destroy()
 	buf := keyBuffers.Get().(*[storage.MaxKeyLen]byte)
 	defer keyBuffers.Put(buf)
-	var written []*durableWrite
+	var placed written
+	var ok []*durableWrite
 	count := 0
-	for _, w := range group {
-		wb.SetSavePoint()
-		if err := e.copyBatch(wb, w.batch, buf[:0]); err != nil {
-			w.err = fmt.Errorf("write batch of %d: %w", w.batch.Len(), err)
-			if err := wb.RollbackToSavePoint(); err != nil {
-				// Nothing else can be trusted in the write batch.
-				failAll(group, fmt.Errorf("roll back a batch that failed its checks: %w", err))
-				return
+	for _, conditional := range []bool{true, false} {
+		for _, w := range group {
+			if w.batch.Conditional() != conditional {
+				continue
 			}
-			continue
+			if conditional && placed.names(w.batch) {
+				later = append(later, w)
+				continue
+			}
+			wb.SetSavePoint()
+			err := e.copyBatch(wb, w.batch, buf[:0])
+			if err == nil && conditional {
+				err = e.holds(w.batch, buf[:0])
+			}
+			if err != nil {
+				w.err = fmt.Errorf("write batch of %d: %w", w.batch.Len(), err)
+				if err := wb.RollbackToSavePoint(); err != nil {
+					// Nothing else can be trusted in the write batch.
+					failAll(group, fmt.Errorf("roll back a batch that failed its checks: %w", err))
+					return nil
+				}
+				continue
+			}
+			if conditional {
+				placed.add(w.batch)
+			}
+			ok = append(ok, w)
+			count += w.batch.Len()
 		}
-		written = append(written, w)
-		count += w.batch.Len()
 	}
-	if len(written) == 0 {
-		return
+	if len(ok) == 0 {
+		return later
 	}
 	err := e.logged(true, uint64(count), func() error { return e.db.Write(e.durable, wb) })
 	if err != nil {
-		failAll(written, err)
-		return
+		failAll(ok, err)
+		return later
 	}
-	for _, w := range written {
+	for _, w := range ok {
 		w.err = nil
 	}
+	return later
 }
 
 // failAll sets the error of every write of group to cause.

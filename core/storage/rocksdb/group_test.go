@@ -54,3 +54,80 @@ func TestGroupLeavesOutBadBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupConditionalBatches writes one group of conditional and plain
+// batches: the conditional ones are checked against the store and written
+// first, with one sync for all; one whose condition fails applies nothing
+// (ErrConflict); one whose condition names a key that an earlier
+// conditional batch of the group writes waits for the next group
+// (returned, its error untouched), where it is checked against the store
+// that holds the earlier one.
+func TestGroupConditionalBatches(t *testing.T) {
+	e := newTestEngine(t)
+	s := newScope(t)
+	counter, other, plain := nodeKey(s, uuid.New(), 1), nodeKey(s, uuid.New(), 1), nodeKey(s, uuid.New(), 1)
+	if err := e.Put(counter, []byte("0")); err != nil {
+		t.Fatal(err)
+	}
+	swap := func(from, to string) *storage.Batch {
+		var b storage.Batch
+		b.RequireValue(counter, []byte(from))
+		b.Put(counter, []byte(to))
+		return &b
+	}
+	var create, plainBatch storage.Batch
+	create.RequireAbsent(other)
+	create.Put(other, []byte("created"))
+	plainBatch.Put(plain, []byte("plain"))
+	group := []*durableWrite{
+		{batch: &plainBatch},
+		{batch: swap("0", "1")},
+		{batch: swap("0", "lost")}, // names the counter the first swap writes: waits
+		{batch: &create},
+		{batch: swap("9", "never")}, // waits too, though it would fail
+	}
+	sentinel := errors.New("untouched")
+	for _, w := range group {
+		w.err = sentinel
+	}
+	syncs := walSyncs(t, e)
+	if err := e.enter(nil); err != nil {
+		t.Fatal(err)
+	}
+	later := e.writeGroup(group)
+	e.mu.RUnlock()
+	if n := walSyncs(t, e) - syncs; n != 1 {
+		t.Errorf("the group synced the log %d times, want 1", n)
+	}
+	if len(later) != 2 || later[0] != group[2] || later[1] != group[4] {
+		t.Fatalf("later = %v, want the two swaps that name the counter after the first", later)
+	}
+	for _, i := range []int{0, 1, 3} {
+		if group[i].err != nil {
+			t.Errorf("batch %d: %v", i, group[i].err)
+		}
+	}
+	for _, i := range []int{2, 4} {
+		if group[i].err != sentinel {
+			t.Errorf("batch %d, which waits: error %v", i, group[i].err)
+		}
+	}
+	for k, want := range map[storage.Key]string{counter: "1", other: "created", plain: "plain"} {
+		if v, err := e.Get(k); err != nil || string(v) != want {
+			t.Errorf("after the group %s = %q, %v; want %q", k, v, err, want)
+		}
+	}
+
+	// The next group: the waiting swap from 0 now conflicts.
+	if err := e.enter(nil); err != nil {
+		t.Fatal(err)
+	}
+	later = e.writeGroup(later)
+	e.mu.RUnlock()
+	if len(later) != 0 || !errors.Is(group[2].err, storage.ErrConflict) || !errors.Is(group[4].err, storage.ErrConflict) {
+		t.Fatalf("the next group: later %v, errors %v, %v; want none and two ErrConflict", later, group[2].err, group[4].err)
+	}
+	if v, err := e.Get(counter); err != nil || string(v) != "1" {
+		t.Errorf("counter = %q, %v; want 1", v, err)
+	}
+}

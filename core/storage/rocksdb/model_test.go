@@ -276,7 +276,8 @@ func (m *modelMachine) delete(t *rapid.T) {
 }
 
 // writeBatch writes a batch of puts and deletes, sometimes poisoned by a
-// zero key, which both engines must refuse whole.
+// zero key, which both engines must refuse whole, and sometimes with
+// conditions, which both must find holding or not alike.
 func (m *modelMachine) writeBatch(t *rapid.T) {
 	var b storage.Batch
 	n := rapid.IntRange(1, 8).Draw(t, "mutations")
@@ -291,6 +292,7 @@ func (m *modelMachine) writeBatch(t *rapid.T) {
 			b.Put(drawKey(t, "key"), drawValue(t))
 		}
 	}
+	storagetest.DrawConditions(t, &b, m.mem, func(t *rapid.T) storage.Key { return drawKey(t, "condition key") })
 	if rapid.Bool().Draw(t, "durable") {
 		storagetest.SameError(t, "write durable", m.rocks.WriteDurable(&b), m.mem.WriteDurable(&b))
 	} else {

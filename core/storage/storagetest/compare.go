@@ -31,7 +31,7 @@ func SameError(t Fataler, op string, got, want error) {
 
 // errorKind maps an error to the storage sentinel it wraps.
 func errorKind(err error) error {
-	for _, s := range []error{storage.ErrNotFound, storage.ErrInvalidKey, storage.ErrInvalidRange, storage.ErrClosed} {
+	for _, s := range []error{storage.ErrNotFound, storage.ErrInvalidKey, storage.ErrInvalidRange, storage.ErrClosed, storage.ErrConflict} {
 		if errors.Is(err, s) {
 			return s
 		}

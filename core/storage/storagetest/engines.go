@@ -116,9 +116,11 @@ func Engines() []EngineKind {
 }
 
 // RunMain runs the tests of a binary that uses the matrix, then stops what
-// its engine kinds share. It returns the exit code for os.Exit: m.Run's, or
+// its engine kinds share; a run of the binary started by StartChild runs
+// the child instead (RunChild). It returns the exit code for os.Exit: m.Run's, or
 // 1 if a kind fails to stop.
 func RunMain(m *testing.M) int {
+	RunChild()
 	code := m.Run()
 	for _, k := range Engines() {
 		if k.Stop == nil {

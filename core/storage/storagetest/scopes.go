@@ -1,6 +1,8 @@
 package storagetest
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -48,4 +50,24 @@ func ID(n int) uuid.UUID {
 	id[10] = byte(n >> 8)
 	id[11] = byte(n)
 	return id
+}
+
+// FormatScope renders s as ParseScope reads it, TENANT:ORG: how a test
+// names a tenant to a child process (StartChild).
+func FormatScope(s storage.TenantScope) string {
+	return s.Tenant().String() + ":" + s.Organization().String()
+}
+
+// ParseScope parses a scope that FormatScope rendered.
+func ParseScope(s string) (storage.TenantScope, error) {
+	tenant, org, _ := strings.Cut(s, ":")
+	t, err := uuid.Parse(tenant)
+	if err != nil {
+		return storage.TenantScope{}, fmt.Errorf("parse scope %q: %w", s, err)
+	}
+	o, err := uuid.Parse(org)
+	if err != nil {
+		return storage.TenantScope{}, fmt.Errorf("parse scope %q: %w", s, err)
+	}
+	return storage.NewTenantScope(t, o)
 }

@@ -17,6 +17,9 @@
 //   - Engine.Close ends every open snapshot: its reads return ErrClosed;
 //   - a scan in progress when its engine or snapshot closes yields no row
 //     after Close returns: its next element is ErrClosed, its last;
+//   - a batch with conditions is applied whole when they all hold, as the
+//     store is just before it, and refused whole with ErrConflict
+//     otherwise, also against racing writers;
 //   - engines trust nothing they are handed: a key, range or batch changed
 //     after it was built (through unsafe, or a race) is refused whole with
 //     ErrInvalidKey, ErrInvalidRange, ErrUnknownKind or ErrValueTooLarge; a
@@ -73,6 +76,9 @@ func Run(t *testing.T, h Harness) {
 		{"DeleteRangeConfinement", testDeleteRangeConfinement},
 		{"BatchAtomicity", testBatchAtomicity},
 		{"BatchDeleteRange", testBatchDeleteRange},
+		{"ConditionalBatches", testConditionalBatches},
+		{"ConditionalRaces", testConditionalRaces},
+		{"TamperedConditions", testTamperedConditions},
 		{"CompactRanges", testCompactRanges},
 		{"ConcurrentBatchVisibility", testConcurrentBatchVisibility},
 		{"SnapshotIsolation", testSnapshotIsolation},

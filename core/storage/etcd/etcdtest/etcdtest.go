@@ -25,6 +25,7 @@ package etcdtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -88,8 +89,10 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 // Run runs the tests of a test binary, stops the shared cluster and removes
 // its directory, and returns the exit code of m.Run, for a TestMain that
 // has more to clean up. When this run of the binary is a member started by
-// ProcessCluster, it runs the member and exits the process instead.
+// ProcessCluster, or a child started by storagetest.StartChild, it runs
+// the member or the child and exits the process instead.
 func Run(m *testing.M) int {
+	storagetest.RunChild()
 	if os.Getenv(memberEnv) != "" {
 		if err := cluster.MemberMain(os.Args[1:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -249,4 +252,38 @@ func ProcessCluster(t testing.TB, cfg cluster.Config) *cluster.Cluster {
 		}
 	})
 	return c
+}
+
+// ChildArgs are the arguments that hand a child process
+// (storagetest.StartChild) an engine on cfg's cluster and namespace and
+// one tenant: OpenChild opens them there. Several processes on one
+// namespace are how a deployment of several replicas on one cluster is
+// tested.
+func ChildArgs(cfg etcd.Config, scope storage.TenantScope) []string {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		panic(fmt.Sprintf("etcdtest: encode a config: %v", err))
+	}
+	return []string{string(b), storagetest.FormatScope(scope)}
+}
+
+// OpenChild opens, in a child process, the engine that ChildArgs named in
+// the first of args, and returns it, the tenant and the rest of args.
+func OpenChild(args []string) (*etcd.Engine, storage.TenantScope, []string, error) {
+	if len(args) < 2 {
+		return nil, storage.TenantScope{}, nil, errors.New("etcdtest: a child without its engine's and tenant's arguments")
+	}
+	var cfg etcd.Config
+	if err := json.Unmarshal([]byte(args[0]), &cfg); err != nil {
+		return nil, storage.TenantScope{}, nil, fmt.Errorf("etcdtest: decode the child's engine: %w", err)
+	}
+	scope, err := storagetest.ParseScope(args[1])
+	if err != nil {
+		return nil, storage.TenantScope{}, nil, err
+	}
+	e, err := etcd.Open(cfg)
+	if err != nil {
+		return nil, storage.TenantScope{}, nil, err
+	}
+	return e, scope, args[2:], nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 	"lukechampine.com/blake3"
@@ -55,6 +54,14 @@ type Keyer struct {
 // firstUse serialises the creation of the secret inside the process.
 var firstUse sync.Mutex
 
+// firstVersion is the valid and transaction time of the secret's version
+// that Open creates: one fixed key, so that of several processes creating
+// the secret at once (replicas on one etcd cluster) one batch lands
+// (created if absent) and the others read the winner's secret, and no
+// digest is ever taken under a loser's. It is the earliest time, so that
+// readers, which take the earliest version, take it.
+const firstVersion = storage.MinTimestamp
+
 // Open returns the Keyer of the deployment whose store e is, creating the
 // secret, durably, if the store has none.
 func Open(e storage.Engine) (*Keyer, error) {
@@ -74,13 +81,14 @@ func Open(e storage.Engine) (*Keyer, error) {
 	if _, err := io.ReadFull(rand.Reader, k.secret[:]); err != nil {
 		return nil, fmt.Errorf("create blocklist secret: %w", err)
 	}
-	now := storage.TimestampOf(time.Now())
+	key := storage.SystemScope{}.DeploymentSecretKey(secretID, firstVersion, firstVersion)
 	var b storage.Batch
-	b.Put(storage.SystemScope{}.DeploymentSecretKey(secretID, now, now), append([]byte{valueVersion}, k.secret[:]...))
-	if err := e.WriteDurable(&b); err != nil {
+	b.RequireAbsent(key)
+	b.Put(key, append([]byte{valueVersion}, k.secret[:]...))
+	if err := e.WriteDurable(&b); err != nil && !errors.Is(err, storage.ErrConflict) {
 		return nil, fmt.Errorf("create blocklist secret: %w", err)
 	}
-	// Another process may have written a version first: the earliest wins.
+	// Created, or another process created it first: read what won.
 	if k, err = read(e); k == nil && err == nil {
 		err = fmt.Errorf("blocklist secret written but not read back: %w", ErrCorrupt)
 	}

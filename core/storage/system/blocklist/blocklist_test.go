@@ -90,8 +90,45 @@ func TestConcurrentFirstUse(t *testing.T) {
 	})
 }
 
-// When two versions exist (two processes raced on an empty etcd cluster),
-// every reader takes the earliest, whatever the order they were written in.
+// otherProcess is a store on which another process creates the secret
+// between this process's read that finds none and its write: the race of
+// two processes' first use on one etcd cluster, made certain.
+type otherProcess struct {
+	*storage.MemoryEngine
+	secret [SecretLen]byte
+	raced  bool
+}
+
+func (o *otherProcess) WriteDurable(b *storage.Batch) error {
+	if !o.raced {
+		o.raced = true
+		var first storage.Batch
+		key := storage.SystemScope{}.DeploymentSecretKey(secretID, firstVersion, firstVersion)
+		first.RequireAbsent(key)
+		first.Put(key, append([]byte{valueVersion}, o.secret[:]...))
+		if err := o.MemoryEngine.WriteDurable(&first); err != nil {
+			return err
+		}
+	}
+	return o.MemoryEngine.WriteDurable(b)
+}
+
+// The loser of a race on the first use takes the winner's secret, and
+// writes none of its own: no digest is ever taken under a secret that
+// another process's readers do not use.
+func TestFirstUseRaceLoserTakesTheWinners(t *testing.T) {
+	e := &otherProcess{MemoryEngine: storage.NewMemoryEngine(), secret: [SecretLen]byte(bytes.Repeat([]byte{9}, SecretLen))}
+	if k := mustOpen(t, e); k.secret != e.secret || !e.raced {
+		t.Fatalf("the loser's secret %x, the winner's %x", k.secret[:4], e.secret[:4])
+	}
+	if rows := versions(t, e); len(rows) != 1 {
+		t.Fatalf("%d secret rows after the race, want the winner's", len(rows))
+	}
+}
+
+// When two versions exist (two processes raced on an empty etcd cluster,
+// before the secret was created at one key), every reader takes the
+// earliest, whatever the order they were written in.
 func TestEarliestVersionWins(t *testing.T) {
 	e := storage.NewMemoryEngine()
 	put := func(at storage.Timestamp, fill byte) {

@@ -35,11 +35,19 @@ type JobRow struct {
 // JobMove is one state change of a system job. From zero means the job is
 // new (nothing to delete); To zero means the job is removed. A move with
 // From == To rewrites the value in place (a lease heartbeat).
+//
+// Was is the value the job held in its From state when the move was
+// decided, and the move applies only if the job still holds it there: the
+// batch that writes it is conditional (storage.Batch.RequireValue), so that
+// of two processes that decide moves of one job at once (two claims, a
+// completion and a reap) one lands and the other is storage.ErrConflict. A
+// new job (From zero) must be absent from its To state.
 type JobMove struct {
 	JobAddr
 	From  storage.JobState
 	To    storage.JobState
 	Value []byte
+	Was   []byte
 }
 
 // ErrBadMove reports a JobMove with an unknown state, or with neither a From
@@ -145,15 +153,23 @@ func WriteJobs(e storage.Engine, durable bool, moves ...JobMove) error {
 }
 
 // AddJobMove records move m in b, where key(s) is the job's key in state s:
-// it deletes the key of the From state (unless the move rewrites the value
-// in place) and puts the value at the key of the To state. It is the one
-// validated path of a job's state change, for the system queue here and
-// for the tenant queues of telha.dev/jobs, so that both refuse the same
-// moves: an unknown state, or neither a From nor a To, with ErrBadMove.
+// it requires the key of the From state to hold m.Was (or, for a new job,
+// the key of the To state to be absent), deletes the key of the From state
+// (unless the move rewrites the value in place) and puts the value at the
+// key of the To state. It is the one validated path of a job's state
+// change, for the system queue here and for the tenant queues of
+// telha.dev/jobs, so that both refuse the same moves: an unknown state,
+// neither a From nor a To, or a move from a state without the value it
+// was decided on, with ErrBadMove.
 func AddJobMove(b *storage.Batch, m JobMove, key func(storage.JobState) storage.Key) error {
 	validOrZero := func(s storage.JobState) bool { return s == 0 || s.Valid() }
-	if !validOrZero(m.From) || !validOrZero(m.To) || (m.From == 0 && m.To == 0) {
-		return fmt.Errorf("job %s from 0x%02x to 0x%02x: %w", m.ID, uint8(m.From), uint8(m.To), ErrBadMove)
+	if !validOrZero(m.From) || !validOrZero(m.To) || (m.From == 0 && m.To == 0) || (m.From != 0 && m.Was == nil) {
+		return fmt.Errorf("job %s from 0x%02x to 0x%02x (value decided on: %t): %w", m.ID, uint8(m.From), uint8(m.To), m.Was != nil, ErrBadMove)
+	}
+	if m.From == 0 {
+		b.RequireAbsent(key(m.To))
+	} else {
+		b.RequireValue(key(m.From), m.Was)
 	}
 	if m.From != 0 && m.From != m.To {
 		b.Delete(key(m.From))

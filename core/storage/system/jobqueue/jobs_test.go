@@ -52,6 +52,10 @@ func TestSystemJobMoves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A new job must be new.
+		if err := jobqueue.WriteJobs(e, false, jobqueue.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("again")}); !errors.Is(err, storage.ErrConflict) {
+			t.Fatalf("enqueue of a job already queued: %v, want ErrConflict", err)
+		}
 		// Priority byte first, then FIFO.
 		if ids, vals := pollIDs(t, e, storage.JobQueued, nil); !slices.Equal(ids, []uuid.UUID{c.ID, a.ID, b.ID}) || !slices.Equal(vals, []string{"c", "a", "b"}) {
 			t.Fatalf("poll = %v %v", ids, vals)
@@ -72,12 +76,19 @@ func TestSystemJobMoves(t *testing.T) {
 			absent   storage.JobState
 			wantText string
 		}{
-			{"claim", jobqueue.JobMove{JobAddr: a, From: storage.JobQueued, To: storage.JobLeased, Value: []byte("a1")}, true, storage.JobLeased, storage.JobQueued, "a1"},
-			{"heartbeat", jobqueue.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobLeased, Value: []byte("a2")}, false, storage.JobLeased, storage.JobQueued, "a2"},
-			{"complete", jobqueue.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobCompleted, Value: []byte("a3")}, false, storage.JobCompleted, storage.JobLeased, "a3"},
-			{"remove", jobqueue.JobMove{JobAddr: a, From: storage.JobCompleted}, false, 0, storage.JobCompleted, ""},
+			{"claim", jobqueue.JobMove{JobAddr: a, From: storage.JobQueued, To: storage.JobLeased, Value: []byte("a1"), Was: []byte("a")}, true, storage.JobLeased, storage.JobQueued, "a1"},
+			{"heartbeat", jobqueue.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobLeased, Value: []byte("a2"), Was: []byte("a1")}, false, storage.JobLeased, storage.JobQueued, "a2"},
+			{"complete", jobqueue.JobMove{JobAddr: a, From: storage.JobLeased, To: storage.JobCompleted, Value: []byte("a3"), Was: []byte("a2")}, false, storage.JobCompleted, storage.JobLeased, "a3"},
+			{"remove", jobqueue.JobMove{JobAddr: a, From: storage.JobCompleted, Was: []byte("a3")}, false, 0, storage.JobCompleted, ""},
 		}
 		for _, st := range steps {
+			// The same move decided on another value conflicts, and
+			// applies nothing.
+			stale := st.move
+			stale.Was = []byte("stale")
+			if err := jobqueue.WriteJobs(e, st.durable, stale); !errors.Is(err, storage.ErrConflict) {
+				t.Fatalf("%s from a value the job no longer holds: %v, want ErrConflict", st.name, err)
+			}
 			if err := jobqueue.WriteJobs(e, st.durable, st.move); err != nil {
 				t.Fatalf("%s: %v", st.name, err)
 			}
@@ -104,7 +115,8 @@ func TestSystemJobsRejectBadMoves(t *testing.T) {
 	}{
 		{"no state", jobqueue.JobMove{JobAddr: a}},
 		{"unknown to", jobqueue.JobMove{JobAddr: a, To: 9}},
-		{"unknown from", jobqueue.JobMove{JobAddr: a, From: 0xFF, To: storage.JobQueued}},
+		{"unknown from", jobqueue.JobMove{JobAddr: a, From: 0xFF, To: storage.JobQueued, Was: []byte("v")}},
+		{"from a state, without the value decided on", jobqueue.JobMove{JobAddr: a, From: storage.JobQueued, To: storage.JobLeased}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,10 +11,14 @@ import (
 
 // Commit writes work and the entry en in one durable batch: the deletion
 // and its record land together or not at all. work is not changed: its
-// mutations are copied, so the entry's key never reaches the caller. en
-// must be consistent (its kind, scope and entity) and every deletion must
-// lie inside its tenant (Entry.Ranges). An entry that names no deployment
-// is given e's (Deployment), in en too.
+// mutations and conditions are copied, so the entry's key never reaches
+// the caller. en must be consistent (its kind, scope and entity) and every
+// deletion must lie inside its tenant (Entry.Ranges). An entry that names
+// no deployment is given e's (Deployment), in en too. The batch advances
+// the tenant's generation (storage.WriteInvalidating), so that every
+// process drops what it caches of the tenant before its next request; a
+// condition of work that fails is storage.ErrConflict, with nothing
+// applied.
 func Commit(e storage.Engine, work *storage.Batch, en *Entry) error {
 	if err := work.Err(); err != nil {
 		return fmt.Errorf("commit ledger entry %s: %w", en.ID, err)
@@ -26,21 +30,11 @@ func Commit(e storage.Engine, work *storage.Batch, en *Entry) error {
 		}
 		en.Deployment = id
 	}
-	var b storage.Batch
-	for _, m := range work.All() {
-		switch m.Kind {
-		case storage.MutationPut:
-			b.Put(m.Key, m.Value)
-		case storage.MutationDelete:
-			b.Delete(m.Key)
-		default:
-			b.DeleteRange(m.Range)
-		}
-	}
-	if err := put(&b, en); err != nil {
-		return fmt.Errorf("commit ledger entry %s: %w", en.ID, err)
-	}
-	if err := e.WriteDurable(&b); err != nil {
+	err := storage.WriteInvalidating(e, en.Scope, func(b *storage.Batch) error {
+		b.Append(work)
+		return put(b, en)
+	})
+	if err != nil {
 		return fmt.Errorf("commit ledger entry %s: %w", en.ID, err)
 	}
 	return nil

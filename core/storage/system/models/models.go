@@ -149,8 +149,18 @@ func (m Model) sameDefinition(o Model) bool {
 
 // registryMu serializes the read-check-write of RegisterModel and
 // RedefineModel within the process, and keeps vector writes (Pin) from
-// running between a redefinition's check for vectors and its write. One
-// process owns a store (RocksDB locks its directory), so this is enough.
+// running between a redefinition's check for vectors and its write.
+// Across processes (replicas on one etcd cluster), each model's
+// registrations are fenced by a counter of the deployment
+// (storage.CounterModel, the model id its id): a registration reads it
+// before the model's versions and advances it in the batch that writes
+// the new version, on the condition that it still holds what was read, so
+// that of two processes registering one name at once, or redefining it,
+// one lands and the other decides again from what the first wrote. A
+// vector write of another process that races a redefinition changing the
+// dimension may still land under the new definition: searches at the new
+// dimension pass over it, as over any row written under an earlier
+// definition.
 var registryMu sync.RWMutex
 
 // Pin calls fn with the version of model name current at tx time tx, and
@@ -208,31 +218,51 @@ func writeModel(e storage.Engine, name string, dimension int, metric Metric, tx 
 
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	latest, err := LookupModel(e, name)
-	switch {
-	case errors.Is(err, ErrUnknownModel):
-		if redefine {
-			return Model{}, fmt.Errorf("redefine model %q: %w", name, err)
-		}
-	case err != nil:
-		return Model{}, fmt.Errorf("register model %q: %w", name, err)
-	case latest.sameDefinition(m):
-		return latest, nil
-	case !redefine:
-		return Model{}, fmt.Errorf("register model %q as %s/%d: registered as %s/%d since %s: %w",
-			name, metric, dimension, latest.Metric, latest.Dimension, latest.TxStart, ErrModelConflict)
-	case tx <= latest.TxStart:
-		return Model{}, fmt.Errorf("redefine model %q at %s: latest version at %s: %w", name, tx, latest.TxStart, ErrStaleTx)
-	case dimension != latest.Dimension:
-		if err := checkUnused(e, latest); err != nil {
-			return Model{}, fmt.Errorf("redefine model %q as dimension %d: %w", name, dimension, err)
-		}
+	read := func(r storage.Reader) ([]storage.Counter, error) {
+		c, err := storage.SystemScope{}.ReadCounter(r, storage.CounterModel, uint64(m.ID))
+		return []storage.Counter{c}, err
 	}
-	if err := e.Put(storage.SystemScope{}.VectorModelKey(m.ID, tx), encodeModel(m)); err != nil {
+	var existing *Model // the registered model that the call returns, writing nothing
+	_, err := storage.WriteCounted(e, true, read, func(b *storage.Batch) error {
+		existing = nil
+		latest, err := LookupModel(e, name)
+		switch {
+		case errors.Is(err, ErrUnknownModel):
+			if redefine {
+				return err
+			}
+		case err != nil:
+			return err
+		case latest.sameDefinition(m):
+			existing = &latest
+			return errSame
+		case !redefine:
+			return fmt.Errorf("as %s/%d: registered as %s/%d since %s: %w",
+				metric, dimension, latest.Metric, latest.Dimension, latest.TxStart, ErrModelConflict)
+		case tx <= latest.TxStart:
+			return fmt.Errorf("at %s: latest version at %s: %w", tx, latest.TxStart, ErrStaleTx)
+		case dimension != latest.Dimension:
+			if err := checkUnused(e, latest); err != nil {
+				return fmt.Errorf("as dimension %d: %w", dimension, err)
+			}
+		}
+		b.Put(storage.SystemScope{}.VectorModelKey(m.ID, tx), encodeModel(m))
+		return nil
+	})
+	switch {
+	case existing != nil:
+		return *existing, nil
+	case err != nil && redefine:
+		return Model{}, fmt.Errorf("redefine model %q: %w", name, err)
+	case err != nil:
 		return Model{}, fmt.Errorf("register model %q: %w", name, err)
 	}
 	return m, nil
 }
+
+// errSame ends a registration that finds the model registered as asked:
+// nothing is written.
+var errSame = errors.New("registered as asked")
 
 // checkUnused returns ErrModelInUse if any vector row of any tenant is
 // stored under m. It reads the whole vectors family (a redefinition is

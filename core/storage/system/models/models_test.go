@@ -321,3 +321,44 @@ func TestRedefineModelInUse(t *testing.T) {
 		}
 	})
 }
+
+// otherProcess is a store on which another process registers a model
+// between this process's reads and its write: the race of two processes'
+// registrations of one name on one etcd cluster, made certain.
+type otherProcess struct {
+	*storage.MemoryEngine
+	name      string
+	dimension int
+	raced     bool
+}
+
+func (o *otherProcess) WriteDurable(b *storage.Batch) error {
+	if !o.raced {
+		o.raced = true
+		registryMu.Unlock() // the other process has its own
+		_, err := RegisterModel(o.MemoryEngine, o.name, o.dimension, MetricL2, 50)
+		registryMu.Lock()
+		if err != nil {
+			return err
+		}
+	}
+	return o.MemoryEngine.WriteDurable(b)
+}
+
+// Two processes register one name with two dimensions at once: the one
+// whose write lands second finds the other's definition and fails with
+// ErrModelConflict, writing nothing; the same definition is returned as
+// registered.
+func TestRegistrationOvertakenByAnotherProcess(t *testing.T) {
+	e := &otherProcess{MemoryEngine: storage.NewMemoryEngine(), name: "raced", dimension: 8}
+	if _, err := RegisterModel(e, "raced", 16, MetricL2, 100); !errors.Is(err, ErrModelConflict) || !e.raced {
+		t.Fatalf("a registration overtaken by another definition: %v, want ErrModelConflict", err)
+	}
+	if h, err := ModelHistory(e, "raced"); err != nil || len(h) != 1 || h[0].Dimension != 8 {
+		t.Fatalf("history %+v, %v; want the other process's version alone", h, err)
+	}
+	same := &otherProcess{MemoryEngine: storage.NewMemoryEngine(), name: "raced", dimension: 8}
+	if m, err := RegisterModel(same, "raced", 8, MetricL2, 100); err != nil || m.TxStart != 50 {
+		t.Fatalf("a registration overtaken by the same definition: %+v, %v; want the other's version", m, err)
+	}
+}

@@ -16,13 +16,44 @@ import (
 // The registry is read whole for a name: it holds one row of about a
 // hundred bytes per tenant, so a deployment of a hundred thousand tenants
 // reads some ten megabytes to provision one more. Display names are kept
-// unique by that scan under registryMu: one process owns a store (RocksDB
-// locks its directory), so the lock is enough there; on a shared etcd
-// cluster two processes provisioning the same name at once may both win.
+// unique by that scan, fenced by a counter of the deployment
+// (storage.CounterTenants): every provisioning and state change reads the
+// counter before it reads the registry, and advances it in the batch that
+// writes the row, on the condition that it still holds what was read. Of
+// two processes that provision one name (or one scope) at once, on one
+// etcd cluster, only the first batch lands; the other reads the registry
+// again and finds the name taken.
 
 // registryMu serializes the read-check-write of Provision and SetState
-// within the process.
+// within the process, so that its own writes do not overtake each other.
 var registryMu sync.Mutex
+
+// registryCounter reads the deployment's counter of the registry.
+func registryCounter(r storage.Reader) ([]storage.Counter, error) {
+	c, err := storage.SystemScope{}.ReadCounter(r, storage.CounterTenants, 0)
+	return []storage.Counter{c}, err
+}
+
+// write writes, durably, the row that decide returns, read from the
+// registry as it is after the counter was read, with the registry's
+// counter advanced: decide runs again when another process changed the
+// registry meanwhile (storage.WriteCounted).
+func write(e storage.Engine, decide func() (Tenant, error)) error {
+	_, err := storage.WriteCounted(e, true, registryCounter, func(b *storage.Batch) error {
+		t, err := decide()
+		if err != nil {
+			return err
+		}
+		addRecord(b, t)
+		return nil
+	})
+	return err
+}
+
+// addRecord adds the row of t to b.
+func addRecord(b *storage.Batch, t Tenant) {
+	b.Put(storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(t.Scope)), encodeRecord(t))
+}
 
 // now is the clock of the registry's times.
 var now = time.Now
@@ -45,20 +76,26 @@ func Provision(e storage.Engine, scope storage.TenantScope, name string) error {
 
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	all, err := List(e)
+	err := write(e, func() (Tenant, error) {
+		all, err := List(e)
+		if err != nil {
+			return Tenant{}, err
+		}
+		for _, t := range all {
+			switch {
+			case t.Scope == scope:
+				return Tenant{}, fmt.Errorf("as %q: %s as %q: %w", name, t.State, t.Name, ErrExists)
+			case t.Name == name:
+				return Tenant{}, fmt.Errorf("as %q: held by %s: %w", name, t.Scope, ErrNameTaken)
+			}
+		}
+		at := now().UTC()
+		return Tenant{Scope: scope, Name: name, State: Active, Provisioned: at, Changed: at}, nil
+	})
 	if err != nil {
 		return fmt.Errorf("provision tenant %s: %w", scope, err)
 	}
-	for _, t := range all {
-		switch {
-		case t.Scope == scope:
-			return fmt.Errorf("provision tenant %s as %q: %s as %q: %w", scope, name, t.State, t.Name, ErrExists)
-		case t.Name == name:
-			return fmt.Errorf("provision tenant %s as %q: held by %s: %w", scope, name, t.Scope, ErrNameTaken)
-		}
-	}
-	at := now().UTC()
-	return put(e, Tenant{Scope: scope, Name: name, State: Active, Provisioned: at, Changed: at})
+	return nil
 }
 
 // Get returns the registry row of scope, or ErrUnknownTenant.
@@ -140,45 +177,57 @@ func SetState(e storage.Engine, scope storage.TenantScope, next State) error {
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	var b storage.Batch
-	if err := addState(e, &b, scope, next); err != nil {
-		return err
-	}
-	if err := e.WriteDurable(&b); err != nil {
-		return fmt.Errorf("write tenant %s: %w", scope, err)
+	err := write(e, func() (Tenant, error) { return changed(e, scope, next) })
+	if err != nil {
+		return fmt.Errorf("set tenant %s %s: %w", scope, next, err)
 	}
 	return nil
 }
 
 // AddState adds to b the change of the tenant of scope to state next, as
-// read from r, with the checks of SetState: a caller whose last batch of
-// work must land with the change (an import's last rows and the tenant
-// active again) writes both in one batch. Nothing is written if b is not.
+// read from r, with the checks of SetState, and the registry's counter
+// advanced on the condition that it still holds what was read: a caller
+// whose last batch of work must land with the change (an import's last
+// rows and the tenant active again) writes both in one batch, which fails
+// with storage.ErrConflict and writes nothing if another process changed
+// the registry meanwhile. Nothing is written if b is not.
 func AddState(r storage.Reader, b *storage.Batch, scope storage.TenantScope, next State) error {
 	if r == nil {
 		return fmt.Errorf("set tenant %s %s: %w", scope, next, ErrNoEngine)
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	return addState(r, b, scope, next)
+	cs, err := registryCounter(r)
+	if err == nil {
+		var t Tenant
+		if t, err = changed(r, scope, next); err == nil {
+			addRecord(b, t)
+			b.AdvanceCounter(cs[0], cs[0].Value()+1)
+			err = b.Err()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("set tenant %s %s: %w", scope, next, err)
+	}
+	return nil
 }
 
-// addState is AddState with registryMu held.
-func addState(r storage.Reader, b *storage.Batch, scope storage.TenantScope, next State) error {
+// changed returns the row of the tenant of scope, read from r, moved to
+// state next, or ErrBadTransition if it may not move there.
+func changed(r storage.Reader, scope storage.TenantScope, next State) (Tenant, error) {
 	t, err := Get(r, scope)
 	if err != nil {
-		return fmt.Errorf("set tenant state %s: %w", next, err)
+		return Tenant{}, err
 	}
 	if !next.Valid() || !t.State.canBecome(next) {
-		return fmt.Errorf("set tenant %s from %s to %s: %w", scope, t.State, next, ErrBadTransition)
+		return Tenant{}, fmt.Errorf("from %s: %w", t.State, ErrBadTransition)
 	}
 	// A clock that went back does not date the change before the last.
 	t.State, t.Changed = next, latest(now().UTC(), t.Changed)
 	if next == Erased {
 		t.Name = ""
 	}
-	addRecord(b, t)
-	return b.Err()
+	return t, nil
 }
 
 func latest(a, b time.Time) time.Time {
@@ -186,19 +235,4 @@ func latest(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// addRecord adds the row of t to b.
-func addRecord(b *storage.Batch, t Tenant) {
-	b.Put(storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(t.Scope)), encodeRecord(t))
-}
-
-// put writes the row of t durably.
-func put(e storage.Engine, t Tenant) error {
-	var b storage.Batch
-	addRecord(&b, t)
-	if err := e.WriteDurable(&b); err != nil {
-		return fmt.Errorf("write tenant %s: %w", t.Scope, err)
-	}
-	return nil
 }
