@@ -109,6 +109,11 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 	redacting.Lock()
 	defer redacting.Unlock()
 	p, err := plan(sources.Open(e, sources.Options{}))
+	if errors.Is(err, storage.ErrStale) {
+		// Another process's redaction of the blob compacted the history
+		// the plan was being read from: the blob changed while planning.
+		return Redacted{}, fmt.Errorf("%s of %s: changed while it was planned: %w: %w", what, scope, sources.ErrBadPlan, err)
+	}
 	if err != nil {
 		return Redacted{}, fmt.Errorf("%s of %s: %w", what, scope, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"io"
 	"math"
 	"os"
@@ -448,5 +449,44 @@ func TestRedactSurvivesKill(t *testing.T) {
 				t.Errorf("after the resumed redaction, the marker is in %v", hits)
 			}
 		})
+	}
+}
+
+// staleEngine is an engine whose snapshots read a state it no longer
+// keeps, as an etcd engine's do after another process compacted the
+// history they were taken at.
+type staleEngine struct {
+	storage.Engine
+	storage.Compactor
+}
+
+func (e staleEngine) Snapshot() (storage.Snapshot, error) {
+	s, err := e.Engine.Snapshot()
+	return staleSnapshot{s}, err
+}
+
+type staleSnapshot struct{ storage.Snapshot }
+
+func (staleSnapshot) Get(storage.Key) ([]byte, error) { return nil, storage.ErrStale }
+
+func (staleSnapshot) Scan(storage.ScanRange) iter.Seq2[storage.KV, error] {
+	return func(yield func(storage.KV, error) bool) { yield(storage.KV{}, storage.ErrStale) }
+}
+
+// TestRedactPlannedFromAStaleState: a plan whose snapshot another
+// process's compaction took away is ErrBadPlan (the blob changed while it
+// was planned), and nothing is written.
+func TestRedactPlannedFromAStaleState(t *testing.T) {
+	e := storage.NewMemoryEngine()
+	scope := storagetest.TenantScope(t)
+	b, _, err := sources.Open(e, sources.Options{}).IngestBytes(scope, []byte(redactDoc))
+	mustDo(t, err)
+	before := dump(t, e, scope)
+	stale := staleEngine{e, e}
+	if _, err := Redact(stale, scope, b.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{}); !errors.Is(err, sources.ErrBadPlan) || !errors.Is(err, storage.ErrStale) {
+		t.Errorf("redaction planned from a stale state: %v, want ErrBadPlan wrapping ErrStale", err)
+	}
+	if !bytes.Equal(dump(t, e, scope), before) {
+		t.Error("the refused redaction changed the tenant")
 	}
 }

@@ -76,6 +76,13 @@ var (
 	// again and decide again.
 	ErrConflict = errors.New("conflict: a condition of the batch does not hold")
 
+	// ErrStale reports a read of a state the engine no longer keeps: a
+	// snapshot, or a scan paused in its loop body, older than the history
+	// the engine retains (another writer compacted it away). Nothing is
+	// wrong with the store; what was being decided from that state must be
+	// read and decided again.
+	ErrStale = errors.New("read of a state the engine no longer keeps")
+
 	// ErrValueTooLarge reports a value longer than MaxValueLen.
 	ErrValueTooLarge = errors.New("value too large")
 

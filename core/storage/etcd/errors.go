@@ -31,8 +31,9 @@ var (
 
 	// ErrCompacted reports a read at a revision the cluster has compacted
 	// away: a snapshot held, or a scan paused in its loop body, for longer
-	// than the cluster keeps history.
-	ErrCompacted = errors.New("snapshot revision compacted")
+	// than the cluster keeps history, or across another process's
+	// compaction. It is storage.ErrStale.
+	ErrCompacted = fmt.Errorf("snapshot revision compacted: %w", storage.ErrStale)
 
 	// ErrBatchTooLarge reports a batch with more mutations than the
 	// cluster's limit on operations per transaction (Config.MaxTxnOps), or
