@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 	"lukechampine.com/blake3"
@@ -20,7 +19,10 @@ import (
 // deployment's secret rows (storage.SystemScope DeploymentSecretKey, under
 // its own id): it is no secret, but like them it belongs to the deployment
 // and leaves the store with no tenant's export. As for the blocklist
-// secret, readers take the earliest version, so the first written wins.
+// secret, it is created at one fixed version, if absent (a conditional
+// batch), so that of several processes' first uses on one store exactly
+// one wins and every other reads the winner's; readers take the earliest
+// version, so a store written before that rule converges too.
 
 // deploymentRow is the id of the deployment id among the deployment's
 // secret rows: blake3("telha/deployment/ledger/v1")[:16].
@@ -54,12 +56,14 @@ func Deployment(e storage.Engine) (uuid.UUID, error) {
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("create the deployment id: %w", err)
 	}
-	now := storage.TimestampOf(time.Now())
+	key := storage.SystemScope{}.DeploymentSecretKey(deploymentRow, storage.MinTimestamp, storage.MinTimestamp)
 	var b storage.Batch
-	b.Put(storage.SystemScope{}.DeploymentSecretKey(deploymentRow, now, now), append([]byte{deploymentVersion}, id[:]...))
-	if err := e.WriteDurable(&b); err != nil {
+	b.RequireAbsent(key)
+	b.Put(key, append([]byte{deploymentVersion}, id[:]...))
+	if err := e.WriteDurable(&b); err != nil && !errors.Is(err, storage.ErrConflict) {
 		return uuid.Nil, fmt.Errorf("create the deployment id: %w", err)
 	}
+	// Created, or another process created it first: read what won.
 	if id, ok, err = ReadDeployment(e); !ok && err == nil {
 		err = fmt.Errorf("the deployment id was written but not read back: %w", ErrBadEntry)
 	}

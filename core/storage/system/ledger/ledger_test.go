@@ -243,6 +243,48 @@ func TestDeployment(t *testing.T) {
 	})
 }
 
+// firstUseRace is an engine on which another process creates the
+// deployment id between this process's read and its write.
+type firstUseRace struct {
+	storage.Engine
+	other uuid.UUID
+	raced bool
+}
+
+func (e *firstUseRace) WriteDurable(b *storage.Batch) error {
+	if !e.raced {
+		e.raced = true
+		var theirs storage.Batch
+		key := storage.SystemScope{}.DeploymentSecretKey(deploymentRow, storage.MinTimestamp, storage.MinTimestamp)
+		theirs.Put(key, append([]byte{deploymentVersion}, e.other[:]...))
+		if err := e.Engine.WriteDurable(&theirs); err != nil {
+			return err
+		}
+	}
+	return e.Engine.WriteDurable(b)
+}
+
+// TestDeploymentFirstUseRace: of two processes' first uses of a store,
+// one id wins, and the process that lost reads the winner's.
+func TestDeploymentFirstUseRace(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		e := &firstUseRace{Engine: env.Engine, other: storagetest.ID(7)}
+		if id, err := Deployment(e); err != nil || id != e.other {
+			t.Errorf("Deployment after losing the race = %s, %v; want the winner's %s", id, err, e.other)
+		}
+		n := 0
+		for _, err := range env.Engine.Scan(storage.SystemScope{}.DeploymentSecretVersions(deploymentRow)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != 1 {
+			t.Errorf("%d versions of the deployment id, want the winner's alone", n)
+		}
+	})
+}
+
 func TestNewEntryRefuses(t *testing.T) {
 	s := storagetest.TenantScope(t)
 	for _, c := range []struct {
