@@ -16,13 +16,13 @@ import (
 // sourceFiles returns the .go files that the patterns cover in the
 // modules of the workspace: every .go file the go command could build, in
 // every directory below a "d/..." pattern and in the directory of a plain
-// directory pattern, other than in vendor and "." directories and in
-// nested modules, which are modules of their own. The testdata and "_"
-// directories that ./... skips are covered too, since go run and go test
-// build their packages when named: their files are in the list if the go
-// command can build their package (see buildable), unless they lie in a
-// directory of deliberate violations that authority.conf names
-// (fixtures). Import path patterns add nothing: the gate checks coverage
+// directory pattern, other than in vendor directories (others' code),
+// .git and nested modules, which are modules of their own. The testdata,
+// "_" and "." directories that ./... skips are covered too, since go run
+// and go test build their packages when named (go run ./.tools/dump):
+// their files are in the list if the go command can build their package
+// (see buildable), unless they lie in a directory of deliberate violations
+// that authority.conf names (fixtures). Import path patterns add nothing: the gate checks coverage
 // for directory patterns, such as ./... at the root.
 func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error) {
 	var files, hidden []string
@@ -41,7 +41,7 @@ func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error
 				if path == root {
 					return nil
 				}
-				if !recursive || name == "vendor" || strings.HasPrefix(name, ".") || ws.isFixture(path) {
+				if !recursive || name == "vendor" || name == ".git" || ws.isFixture(path) {
 					return filepath.SkipDir
 				}
 				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
@@ -77,10 +77,10 @@ func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error
 
 // hiddenDir reports whether a slash-separated relative directory lies in
 // a directory that ./... skips: testdata, or one whose name starts with
-// "_".
+// "_" or ".".
 func hiddenDir(rel string) bool {
 	for elem := range strings.SplitSeq(rel, "/") {
-		if elem == "testdata" || strings.HasPrefix(elem, "_") {
+		if elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") && elem != "." {
 			return true
 		}
 	}

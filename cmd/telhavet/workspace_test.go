@@ -239,10 +239,10 @@ func TestLikelyPackages(t *testing.T) {
 	}
 }
 
-// TestSourceFilesHidden covers the packages under testdata and "_"
-// directories that the go command can build (go run ./_tools/dump), and
-// only those: not those that do not build, nor the fixtures of
-// authority.conf.
+// TestSourceFilesHidden covers the packages under testdata, "_" and "."
+// directories that the go command can build (go run ./_tools/dump, go run
+// ./.tools/peek), and only those: not those that do not build, nor the
+// fixtures of authority.conf, nor .git.
 func TestSourceFilesHidden(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
@@ -253,7 +253,8 @@ func TestSourceFilesHidden(t *testing.T) {
 		"a/testdata/run/main.go":           "package main\n\nfunc main() {}\n",
 		"a/testdata/broken/broken.go":      "package broken\n\nimport \"nonexistent.example/x\"\n\nvar _ = x.Y\n",
 		"a/testdata/src/in/in.go":          "this is not Go\n",
-		"a/.hidden/h.go":                   "package h\n",
+		"a/.tools/peek/main.go":            "package main\n\nfunc main() {}\n",
+		"a/.git/hooks/x.go":                "package x\n",
 		"cmd/go.mod":                       "module telha.dev/cmd\n\ngo 1.26.0\n",
 		"cmd/telhavet/testdata/bad/bad.go": "package bad\n",
 	})
@@ -263,7 +264,7 @@ func TestSourceFilesHidden(t *testing.T) {
 		rel, _ := filepath.Rel(root, f)
 		got = append(got, filepath.ToSlash(rel))
 	}
-	if want := []string{"a/_tools/dump/main.go", "a/a.go", "a/testdata/run/main.go"}; !slices.Equal(got, want) {
+	if want := []string{"a/.tools/peek/main.go", "a/_tools/dump/main.go", "a/a.go", "a/testdata/run/main.go"}; !slices.Equal(got, want) {
 		t.Errorf("sourceFiles = %q, want %q", got, want)
 	}
 }

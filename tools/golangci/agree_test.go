@@ -29,11 +29,11 @@ type fixture struct {
 // go vet -vettool and the golangci-lint plugin, over the violation fixture
 // (a module) and the adversarial bypass fixture (a workspace with an
 // external test package at a module root, build-tagged files, packages
-// under testdata and _ directories), and requires the same findings: the
+// under testdata, _ and . directories), and requires the same findings: the
 // editor shows what the gate enforces. go vet and golangci-lint are run
 // where telhavet goes by itself: on every module, in each build of the
 // fixture's telhavet.builds on the packages with files the default build
-// leaves out, and on the packages under testdata and _ directories that
+// leaves out, and on the packages under testdata, _ and . directories that
 // telhavet analyzed. golangci-lint honours //nolint, which the gate does
 // not: the lines that hold one are left out of its comparison.
 //
@@ -113,7 +113,7 @@ type run struct {
 }
 
 // runs returns the runs that cover what telhavet analyzed in the fixture:
-// the packages of pkgs under testdata and _ directories (first: modules'
+// the packages of pkgs under testdata, _ and . directories (first: modules'
 // packages import them), each module in the default build, and the
 // packages with files the default build leaves out in the other builds.
 func (fx fixture) runs(t *testing.T, pkgs []string) []run {
@@ -329,10 +329,10 @@ func (fx fixture) goCmd(t *testing.T, dir string, env []string, args ...string) 
 }
 
 // hiddenPath reports whether an import path has an element that ./...
-// skips: testdata, or a name starting with "_".
+// skips: testdata, or a name starting with "_" or ".".
 func hiddenPath(p string) bool {
 	for elem := range strings.SplitSeq(p, "/") {
-		if elem == "testdata" || strings.HasPrefix(elem, "_") {
+		if elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
 			return true
 		}
 	}
