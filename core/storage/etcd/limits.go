@@ -74,10 +74,16 @@ func compareLen(keyLen, valueLen int, absent bool) int {
 // operations have the given encoded lengths in total.
 func requestLen(opsLen int) int { return raftHeaderLen + fieldLen(opsLen, false) }
 
+// rangeLen is the encoded length of one RequestOp in a transaction's
+// success list holding a count-only RangeRequest of one key (key 1;
+// count_only 9, a varint: tag and one byte).
+func rangeLen(keyLen int) int { return fieldLen(fieldLen(fieldLen(keyLen, true)+2, false), false) }
+
 // txn is one transaction: its comparisons and its operations.
 type txn struct {
-	cmps []clientv3.Cmp
-	ops  []clientv3.Op
+	cmps     []clientv3.Cmp
+	ops      []clientv3.Op
+	condKeys []storage.Key // the keys the comparisons name
 }
 
 // txn turns mutations and conditions into one transaction, checking each
@@ -95,6 +101,7 @@ func (e *Engine) txn(all iter.Seq2[int, storage.Mutation], conds iter.Seq2[int, 
 				return txn{}, fmt.Errorf("condition %d: %w", i, err)
 			}
 			k := e.keys.key(&c.Key)
+			t.condKeys = append(t.condKeys, c.Key)
 			if c.Kind == storage.ConditionAbsent {
 				t.cmps = append(t.cmps, clientv3.Compare(clientv3.Version(k), "=", 0))
 			} else {
@@ -143,6 +150,17 @@ func (e *Engine) txn(all iter.Seq2[int, storage.Mutation], conds iter.Seq2[int, 
 		} else {
 			t.ops = append(t.ops, clientv3.OpPut(keys[i], string(m.Value)))
 		}
+	}
+	if len(t.ops) == 0 && len(t.cmps) > 0 {
+		// A transaction without operations is one etcd takes for
+		// serializable: any member answers it from what it has applied,
+		// which may be behind what the cluster acknowledged, so that a
+		// condition would be checked against a stale state. A linearizable
+		// read of a key it names (its count alone) makes the member catch
+		// up with the leader first, as every read of the engine does.
+		k := e.keys.key(&t.condKeys[0])
+		t.ops = append(t.ops, clientv3.OpGet(k, clientv3.WithCountOnly()))
+		total += rangeLen(len(k))
 	}
 	switch {
 	case len(t.ops) > e.cfg.MaxTxnOps:
