@@ -137,7 +137,7 @@ func TestTxn(t *testing.T) {
 		{"a large value overwritten by a small one", []storage.Mutation{put(1, string(make([]byte, 400))), put(1, "a")}, nil, 1, 0, nil},
 		{"zero key", []storage.Mutation{put(1, "a"), {Kind: storage.MutationPut}}, nil, 0, 0, storage.ErrInvalidKey},
 		{"unknown kind", []storage.Mutation{{Kind: 9, Key: key(1)}}, nil, 0, 0, storage.ErrUnknownKind},
-		{"conditions alone", nil, []storage.Condition{absent(1), holds(2, "b")}, 0, 2, nil},
+		{"conditions alone carry one read", nil, []storage.Condition{absent(1), holds(2, "b")}, 1, 2, nil},
 		{"conditions on the keys written", []storage.Mutation{put(1, "a"), put(2, "b")},
 			[]storage.Condition{absent(1), holds(2, "x"), holds(2, "y")}, 2, 3, nil},
 		{"three operations and three conditions", []storage.Mutation{put(1, "a"), put(2, "b"), del(3)},
