@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"telha.dev/core/durable"
 	"telha.dev/core/storage"
 )
 
@@ -32,21 +33,8 @@ func Checkpoint(e storage.Engine, dir string) error {
 	if err := e.Checkpoint(dir); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, checkpointMark), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	if err != nil {
-		return fmt.Errorf("mark the checkpoint %s: %w", dir, err)
-	}
-	_, err = f.WriteString("a checkpoint written by telha checkpoint: restore it with telha restore -from; it is never opened as a store\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
-	if err != nil {
+	mark := []byte("a checkpoint written by telha checkpoint: restore it with telha restore -from; it is never opened as a store\n")
+	if err := durable.CreateFile(filepath.Join(dir, checkpointMark), mark, 0o444); err != nil {
 		return fmt.Errorf("mark the checkpoint %s: %w", dir, err)
 	}
 	return nil

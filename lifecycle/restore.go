@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"telha.dev/core/durable"
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/core/storage/system/ledger"
@@ -96,7 +97,7 @@ func Restore(checkpointDir, newDir string, entries []ledger.Entry, opts RestoreO
 	if err := os.Rename(work, newDir); err != nil {
 		return Restored{}, fmt.Errorf("restore: put the store in place: %w", err)
 	}
-	if err := syncDir(filepath.Dir(filepath.Clean(newDir))); err != nil {
+	if err := durable.Sync(filepath.Dir(filepath.Clean(newDir))); err != nil {
 		return Restored{}, fmt.Errorf("restore: %w", err)
 	}
 	if err := done(StepRestoreServe); err != nil {
@@ -366,24 +367,8 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	return durable.Create(dst, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		return errors.Join(err, out.Close())
-	}
-	if err := out.Sync(); err != nil {
-		return errors.Join(err, out.Close())
-	}
-	return out.Close()
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	return errors.Join(d.Sync(), d.Close())
+	})
 }

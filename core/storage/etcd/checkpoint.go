@@ -15,8 +15,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"telha.dev/core/durable"
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/etcd/internal/durable"
 )
 
 // A checkpoint is a directory of two files:

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"telha.dev/core/storage/etcd/internal/durable"
+	"telha.dev/core/durable"
 )
 
 // Config describes a cluster of etcd members on this machine.
