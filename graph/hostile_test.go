@@ -12,7 +12,7 @@ import (
 
 // TestHostileQueries: bad directions and limits are refused before any
 // lookup, whatever else the query says; huge limits are bounded by the
-// graph; a graph without an engine fails with temporal.ErrNoEngine.
+// graph; a graph without an engine fails with storage.ErrNotOpen.
 func TestHostileQueries(t *testing.T) {
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		g := Open(env.Engine, Options{Clock: fixedClock()})
@@ -49,10 +49,10 @@ func TestHostileQueries(t *testing.T) {
 	})
 	none := Open(nil, Options{})
 	scope := storagetest.TenantScope(t)
-	if _, err := none.Neighbors(scope, node(1), Out, temporal.Current(1), "KNOWS"); !errors.Is(err, temporal.ErrNoEngine) {
+	if _, err := none.Neighbors(scope, node(1), Out, temporal.Current(1), "KNOWS"); !errors.Is(err, storage.ErrNotOpen) {
 		t.Errorf("graph without an engine: %v", err)
 	}
-	if _, _, err := none.KHop(scope, node(1), temporal.Current(1), Traversal{Direction: Out, MaxVisited: 1}); !errors.Is(err, temporal.ErrNoEngine) {
+	if _, _, err := none.KHop(scope, node(1), temporal.Current(1), Traversal{Direction: Out, MaxVisited: 1}); !errors.Is(err, storage.ErrNotOpen) {
 		t.Errorf("k-hop without an engine: %v", err)
 	}
 }

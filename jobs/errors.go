@@ -29,9 +29,6 @@ var (
 	// ErrBadState reports a State outside the five job states.
 	ErrBadState = errors.New("unknown job state")
 
-	// ErrNoEngine reports a Store asked for without an engine.
-	ErrNoEngine = errors.New("no engine")
-
 	// ErrBadClock reports a clock reading that job times cannot hold: job
 	// times are Unix microseconds, so a reading outside about 292,000 years
 	// either side of 1970 (less the lease and backoff it is extended by),

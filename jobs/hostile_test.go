@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
 	"telha.dev/jobs"
 )
@@ -15,7 +16,7 @@ import (
 // and purge cutoffs at the ends of time are refused or answered, never a
 // panic.
 func TestHostileInput(t *testing.T) {
-	if _, err := jobs.NewStore(nil, jobs.Options{}); !errors.Is(err, jobs.ErrNoEngine) {
+	if _, err := jobs.NewStore(nil, jobs.Options{}); !errors.Is(err, storage.ErrNotOpen) {
 		t.Errorf("store without an engine: %v", err)
 	}
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {

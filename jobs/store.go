@@ -45,7 +45,7 @@ func NewStore(e storage.Engine, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if e == nil {
-		return nil, fmt.Errorf("jobs: new store: %w", ErrNoEngine)
+		return nil, fmt.Errorf("jobs: new store: %w", storage.ErrNotOpen)
 	}
 	s := &Store{engine: e, opts: o, tenants: make(map[storage.TenantScope]*Queue), quarantineAt: make(map[string]bool)}
 	s.system = newQueue(s, systemSpace{})

@@ -22,7 +22,7 @@ import (
 // On error the file is incomplete, and an import refuses it.
 func Export(e storage.Engine, scope storage.TenantScope, w io.Writer, opt Options) (Stats, error) {
 	if e == nil {
-		return Stats{}, fmt.Errorf("export: %w", tenants.ErrNoEngine)
+		return Stats{}, fmt.Errorf("export: %w", storage.ErrNotOpen)
 	}
 	if scope.IsZero() {
 		return Stats{}, fmt.Errorf("export: %w", tenants.ErrNilScope)

@@ -117,8 +117,8 @@ func TestImportRefusesTarget(t *testing.T) {
 		if _, err := Export(e, zeroScope, &bytes.Buffer{}, Options{}); !errors.Is(err, tenants.ErrNilScope) {
 			t.Fatalf("export of the zero scope = %v, want ErrNilScope", err)
 		}
-		if _, err := Import(nil, a, bytes.NewReader(file), Options{}); !errors.Is(err, tenants.ErrNoEngine) {
-			t.Fatalf("import without an engine = %v, want ErrNoEngine", err)
+		if _, err := Import(nil, a, bytes.NewReader(file), Options{}); !errors.Is(err, storage.ErrNotOpen) {
+			t.Fatalf("import without an engine = %v, want storage.ErrNotOpen", err)
 		}
 	})
 }

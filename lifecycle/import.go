@@ -45,7 +45,7 @@ const (
 // target tenant while it is imported.
 func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Options) (Stats, error) {
 	if e == nil {
-		return Stats{}, fmt.Errorf("import: %w", tenants.ErrNoEngine)
+		return Stats{}, fmt.Errorf("import: %w", storage.ErrNotOpen)
 	}
 	if to.IsZero() {
 		return Stats{}, fmt.Errorf("import: %w", tenants.ErrNilScope)

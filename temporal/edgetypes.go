@@ -116,7 +116,7 @@ func (r *EdgeTypeRegistry) Name(scope storage.TenantScope, h storage.EdgeTypeHas
 // over a nil engine) and the zero scope.
 func (r *EdgeTypeRegistry) check(scope storage.TenantScope) error {
 	if r.engine == nil {
-		return fmt.Errorf("edge type registry: %w", ErrNoEngine)
+		return fmt.Errorf("edge type registry: %w", storage.ErrNotOpen)
 	}
 	return checkScope(scope)
 }

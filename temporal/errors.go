@@ -32,10 +32,6 @@ var (
 	// version, a truncated field, a non-canonical encoding.
 	ErrCorrupt = errors.New("corrupt value")
 
-	// ErrNoEngine reports a Store or registry without an engine: the zero
-	// value, or one opened on a nil engine.
-	ErrNoEngine = errors.New("no engine")
-
 	// ErrBadLimit reports a page limit below one.
 	ErrBadLimit = errors.New("page limit must be positive")
 

@@ -36,28 +36,28 @@ func storeCalls(s *Store, scope storage.TenantScope) map[string]func() error {
 }
 
 // TestNoEngine: a Store opened on a nil engine, and the zero Store, fail
-// every call with ErrNoEngine instead of panicking; so does a registry
+// every call with storage.ErrNotOpen instead of panicking; so does a registry
 // without an engine.
 func TestNoEngine(t *testing.T) {
 	scope := storagetest.TenantScope(t)
 	var zero Store
 	for name, s := range map[string]*Store{"Open(nil)": Open(nil, Options{}), "zero Store": &zero} {
 		for call, do := range storeCalls(s, scope) {
-			if err := do(); !errors.Is(err, ErrNoEngine) {
-				t.Errorf("%s: %s: %v, want ErrNoEngine", name, call, err)
+			if err := do(); !errors.Is(err, storage.ErrNotOpen) {
+				t.Errorf("%s: %s: %v, want storage.ErrNotOpen", name, call, err)
 			}
 		}
 	}
 	var zeroRegistry EdgeTypeRegistry
 	for name, r := range map[string]*EdgeTypeRegistry{"NewEdgeTypeRegistry(nil)": NewEdgeTypeRegistry(nil, nil), "zero registry": &zeroRegistry} {
 		var b storage.Batch
-		if _, err := r.Resolve(&b, scope, "T", 1); !errors.Is(err, ErrNoEngine) {
+		if _, err := r.Resolve(&b, scope, "T", 1); !errors.Is(err, storage.ErrNotOpen) {
 			t.Errorf("%s: Resolve: %v", name, err)
 		}
-		if _, err := r.Hash(scope, "T"); !errors.Is(err, ErrNoEngine) {
+		if _, err := r.Hash(scope, "T"); !errors.Is(err, storage.ErrNotOpen) {
 			t.Errorf("%s: Hash: %v", name, err)
 		}
-		if _, err := r.Name(scope, 1); !errors.Is(err, ErrNoEngine) {
+		if _, err := r.Name(scope, 1); !errors.Is(err, storage.ErrNotOpen) {
 			t.Errorf("%s: Name: %v", name, err)
 		}
 	}

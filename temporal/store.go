@@ -140,7 +140,7 @@ func (s *Store) tenant(scope storage.TenantScope) (*tenantState, error) {
 // and the zero scope, before any key is built from it.
 func (s *Store) check(scope storage.TenantScope) error {
 	if s.engine == nil {
-		return fmt.Errorf("temporal: %w", ErrNoEngine)
+		return fmt.Errorf("temporal: %w", storage.ErrNotOpen)
 	}
 	return checkScope(scope)
 }

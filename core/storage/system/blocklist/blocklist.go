@@ -40,9 +40,6 @@ var (
 	// ErrCorrupt reports a secret row that does not decode. It wraps
 	// storage.ErrCorrupt.
 	ErrCorrupt = fmt.Errorf("bad blocklist secret row: %w", storage.ErrCorrupt)
-
-	// ErrNoEngine reports a call without an engine.
-	ErrNoEngine = errors.New("no engine")
 )
 
 // Keyer computes keyed digests under the deployment's blocklist secret.
@@ -66,7 +63,7 @@ const firstVersion = storage.MinTimestamp
 // secret, durably, if the store has none.
 func Open(e storage.Engine) (*Keyer, error) {
 	if e == nil {
-		return nil, fmt.Errorf("open blocklist secret: %w", ErrNoEngine)
+		return nil, fmt.Errorf("open blocklist secret: %w", storage.ErrNotOpen)
 	}
 	k, err := read(e)
 	if k != nil || err != nil {

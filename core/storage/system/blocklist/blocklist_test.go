@@ -171,8 +171,8 @@ func TestBadStoredValue(t *testing.T) {
 			t.Errorf("%s: %d secret rows after a refused Open, want the damaged one alone", tt.name, len(rows))
 		}
 	}
-	if _, err := Open(nil); !errors.Is(err, ErrNoEngine) {
-		t.Errorf("Open(nil) = %v, want ErrNoEngine", err)
+	if _, err := Open(nil); !errors.Is(err, storage.ErrNotOpen) {
+		t.Errorf("Open(nil) = %v, want storage.ErrNotOpen", err)
 	}
 }
 

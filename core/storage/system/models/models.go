@@ -111,8 +111,10 @@ var (
 	// ErrBadModelValue reports a stored registry value that does not decode.
 	ErrBadModelValue = errors.New("bad embedding model value")
 
-	// ErrNoEngine reports a registry call without an engine or reader.
-	ErrNoEngine = errors.New("no engine")
+	// ErrNoEngine is storage.ErrNotOpen, the error of a registry call
+	// without an engine or reader, under the name the vector package still
+	// uses; new code tests for storage.ErrNotOpen.
+	ErrNoEngine = storage.ErrNotOpen
 
 	// ErrModelInUse reports a redefinition that would change the dimension
 	// of a model that tenants hold vectors of.
@@ -209,7 +211,7 @@ func RedefineModel(e storage.Engine, name string, dimension int, metric Metric, 
 
 func writeModel(e storage.Engine, name string, dimension int, metric Metric, tx storage.Timestamp, redefine bool) (Model, error) {
 	if e == nil {
-		return Model{}, fmt.Errorf("register model %q: %w", name, ErrNoEngine)
+		return Model{}, fmt.Errorf("register model %q: %w", name, storage.ErrNotOpen)
 	}
 	if err := validateModel(name, dimension, metric); err != nil {
 		return Model{}, err
@@ -321,7 +323,7 @@ func ModelHistory(r storage.Reader, name string) ([]Model, error) {
 func versions(r storage.Reader, name string) iter.Seq2[Model, error] {
 	return func(yield func(Model, error) bool) {
 		if r == nil {
-			yield(Model{}, ErrNoEngine)
+			yield(Model{}, storage.ErrNotOpen)
 			return
 		}
 		id := storage.ModelIDOf(name)
@@ -348,7 +350,7 @@ func versions(r storage.Reader, name string) iter.Seq2[Model, error] {
 // model id order.
 func ListModels(r storage.Reader) ([]Model, error) {
 	if r == nil {
-		return nil, fmt.Errorf("list models: %w", ErrNoEngine)
+		return nil, fmt.Errorf("list models: %w", storage.ErrNotOpen)
 	}
 	var out []Model
 	for kv, err := range r.Scan(storage.SystemScope{}.VectorModels()) {

@@ -37,7 +37,4 @@ var (
 	// ErrCorrupt reports a registry row that does not decode or whose
 	// value contradicts its key. It wraps storage.ErrCorrupt.
 	ErrCorrupt = fmt.Errorf("bad tenant registry row: %w", storage.ErrCorrupt)
-
-	// ErrNoEngine reports a call without an engine or reader.
-	ErrNoEngine = errors.New("no engine")
 )

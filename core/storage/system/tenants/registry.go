@@ -65,7 +65,7 @@ var now = time.Now
 // tenant holds (ErrNameTaken). The row is written durably.
 func Provision(e storage.Engine, scope storage.TenantScope, name string) error {
 	if e == nil {
-		return fmt.Errorf("provision tenant %q: %w", name, ErrNoEngine)
+		return fmt.Errorf("provision tenant %q: %w", name, storage.ErrNotOpen)
 	}
 	if scope.IsZero() || scope.Organization() == uuid.Nil {
 		return fmt.Errorf("provision tenant %q: %w", name, ErrNilScope)
@@ -101,7 +101,7 @@ func Provision(e storage.Engine, scope storage.TenantScope, name string) error {
 // Get returns the registry row of scope, or ErrUnknownTenant.
 func Get(r storage.Reader, scope storage.TenantScope) (Tenant, error) {
 	if r == nil {
-		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, ErrNoEngine)
+		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, storage.ErrNotOpen)
 	}
 	if scope.IsZero() {
 		return Tenant{}, fmt.Errorf("get tenant: %w", ErrNilScope)
@@ -147,7 +147,7 @@ func ByName(r storage.Reader, name string) (Tenant, error) {
 // does not decode fails the whole list with ErrCorrupt, naming the row.
 func List(r storage.Reader) ([]Tenant, error) {
 	if r == nil {
-		return nil, fmt.Errorf("list tenants: %w", ErrNoEngine)
+		return nil, fmt.Errorf("list tenants: %w", storage.ErrNotOpen)
 	}
 	var out []Tenant
 	for kv, err := range r.Scan(storage.SystemScope{}.TenantRecords()) {
@@ -173,7 +173,7 @@ func List(r storage.Reader) ([]Tenant, error) {
 // display name.
 func SetState(e storage.Engine, scope storage.TenantScope, next State) error {
 	if e == nil {
-		return fmt.Errorf("set tenant %s %s: %w", scope, next, ErrNoEngine)
+		return fmt.Errorf("set tenant %s %s: %w", scope, next, storage.ErrNotOpen)
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -193,7 +193,7 @@ func SetState(e storage.Engine, scope storage.TenantScope, next State) error {
 // the registry meanwhile. Nothing is written if b is not.
 func AddState(r storage.Reader, b *storage.Batch, scope storage.TenantScope, next State) error {
 	if r == nil {
-		return fmt.Errorf("set tenant %s %s: %w", scope, next, ErrNoEngine)
+		return fmt.Errorf("set tenant %s %s: %w", scope, next, storage.ErrNotOpen)
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()

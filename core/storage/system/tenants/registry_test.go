@@ -118,8 +118,8 @@ func TestNoEngine(t *testing.T) {
 		"by name":   second(ByName(nil, "a")),
 		"list":      second(List(nil)),
 	} {
-		if !errors.Is(err, ErrNoEngine) {
-			t.Errorf("%s without an engine = %v, want ErrNoEngine", name, err)
+		if !errors.Is(err, storage.ErrNotOpen) {
+			t.Errorf("%s without an engine = %v, want storage.ErrNotOpen", name, err)
 		}
 	}
 }
