@@ -5,10 +5,9 @@ import (
 	"io"
 	"testing"
 
-	"github.com/google/uuid"
-
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 	"telha.dev/sources"
 )
 
@@ -40,14 +39,6 @@ func eachBenchEngine(b *testing.B, f func(b *testing.B, e storage.Engine)) {
 	}
 }
 
-func newScope(b *testing.B) storage.TenantScope {
-	s, err := storage.NewTenantScope(uuid.New(), uuid.New())
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
-
 // BenchmarkIngest measures Ingest of a new document (both passes: check
 // and hash, then chunk and write, chunk 0 durably), in MB/s of text.
 func BenchmarkIngest(b *testing.B) {
@@ -58,7 +49,7 @@ func BenchmarkIngest(b *testing.B) {
 			b.Run(fmt.Sprintf("size=%dKiB", n>>10), func(b *testing.B) {
 				b.SetBytes(int64(n))
 				for b.Loop() {
-					if _, created, err := s.IngestBytes(newScope(b), doc); err != nil || !created {
+					if _, created, err := s.IngestBytes(storagetest.TenantScope(b), doc); err != nil || !created {
 						b.Fatal(created, err)
 					}
 				}
@@ -73,7 +64,7 @@ func BenchmarkRead(b *testing.B) {
 	eachBenchEngine(b, func(b *testing.B, e storage.Engine) {
 		s := sources.Open(e, sources.Options{})
 		for _, n := range benchSizes {
-			scope := newScope(b)
+			scope := storagetest.TenantScope(b)
 			blob, _, err := s.IngestBytes(scope, text(n, 2))
 			if err != nil {
 				b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
 )
 
 // scanOnly hides every method of a Reader but Get and Scan, as an engine
@@ -20,10 +21,7 @@ type scanOnly struct{ storage.Reader }
 // reader yields ErrNotOpen, as does a nil memory engine.
 func TestScanViewFallsBack(t *testing.T) {
 	e := storage.NewMemoryEngine()
-	s, err := storage.NewTenantScope(uuid.New(), uuid.New())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := storagetest.TenantScope(t)
 	id := uuid.New()
 	for v := range 3 {
 		if err := e.Put(storage.NodeVersionKey(s, id, storage.Timestamp(v), 0), []byte{byte(v)}); err != nil {

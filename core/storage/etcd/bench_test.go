@@ -11,6 +11,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/etcd/etcdtest"
 	"telha.dev/core/storage/rocksdb"
+	"telha.dev/core/storage/storagetest"
 )
 
 // BenchmarkEngines runs the same workloads on the three engines in one
@@ -51,7 +52,7 @@ func BenchmarkEngines(b *testing.B) {
 		b.Run("engine="+eng.name, func(b *testing.B) {
 			e := eng.open(b)
 			b.Cleanup(func() { _ = e.Close() })
-			s := newScope(b)
+			s := storagetest.TenantScope(b)
 			r, keys := benchNode(b, e, s)
 			b.Run("op=Get", func(b *testing.B) {
 				for i := 0; b.Loop(); i++ {

@@ -26,7 +26,7 @@ import (
 func TestLimits(t *testing.T) {
 	cfg := etcdtest.Config(t)
 	e := openConfig(t, cfg)
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	longest := storage.AdjacencyOutKey(s, uuid.Max, ^storage.EdgeTypeHash(0), storage.MaxTimestamp, storage.MinTimestamp, uuid.Max)
 	if longest.Len() != storage.MaxKeyLen {
 		t.Fatalf("the adjacency key is %d bytes, not MaxKeyLen", longest.Len())
@@ -93,7 +93,7 @@ func TestClusterRefusal(t *testing.T) {
 	cfg.MaxTxnOps *= 2
 	cfg.MaxRequestBytes *= 4
 	e := openConfig(t, cfg)
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	var b storage.Batch
 	for v := range etcdtest.MaxTxnOps + 1 {
 		b.Put(nodeKey(s, uuid.Nil, v), nil)
@@ -127,7 +127,7 @@ func TestNamespaces(t *testing.T) {
 			}
 		}
 	})
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	keys := []storage.Key{
 		nodeKey(s, uuid.Nil, 0),
 		storage.TraceKey(s, uuid.Max),
@@ -176,7 +176,7 @@ func TestCompaction(t *testing.T) {
 	cfg := etcdtest.Config(t)
 	cfg.PageSize = 2
 	e := openConfig(t, cfg)
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	r := putNodes(t, e, s, 6)
 	snap, err := e.Snapshot()
 	if err != nil {
@@ -229,7 +229,7 @@ func TestScanPagesAreOneRevision(t *testing.T) {
 	cfg := etcdtest.Config(t)
 	cfg.PageSize = 1
 	e := openConfig(t, cfg)
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	id := uuid.New()
 	var b storage.Batch
 	for v := 0; v < 20; v += 2 {
@@ -273,7 +273,7 @@ func TestCloseDuringScan(t *testing.T) {
 		cfg := etcdtest.Config(t)
 		cfg.PageSize = 2
 		e := openConfig(t, cfg)
-		r := putNodes(t, e, newScope(t), 10)
+		r := putNodes(t, e, storagetest.TenantScope(t), 10)
 		snap, err := e.Snapshot()
 		if err != nil {
 			t.Fatal(err)
@@ -300,7 +300,7 @@ func TestCloseDuringScan(t *testing.T) {
 		if n != 1 {
 			t.Errorf("the scan yielded %d rows, want 1 before Close", n)
 		}
-		_, err = snap.Get(nodeKey(newScope(t), uuid.Nil, 0))
+		_, err = snap.Get(nodeKey(storagetest.TenantScope(t), uuid.Nil, 0))
 		wantErr(t, "Get of the snapshot", err, storage.ErrClosed)
 	}
 }
@@ -309,7 +309,7 @@ func TestCloseDuringScan(t *testing.T) {
 // call returns, with its answer or storage.ErrClosed, never another error.
 func TestCloseDuringCalls(t *testing.T) {
 	e := etcdtest.Engine(t)
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	r := putNodes(t, e, s, 50)
 	calls := []func(i int) error{
 		func(i int) error { return e.Put(nodeKey(s, uuid.New(), i), []byte("x")) },

@@ -41,7 +41,7 @@ func TestFaults(t *testing.T) {
 	c := etcdtest.ProcessCluster(t, cluster.Config{Members: 3})
 	cfg := etcdtest.EngineConfig(c, "faults/")
 	cfg.Timeout = faultTimeout
-	f := &faults{c: c, cfg: cfg, e: openConfig(t, cfg), s: newScope(t)}
+	f := &faults{c: c, cfg: cfg, e: openConfig(t, cfg), s: storagetest.TenantScope(t)}
 	t.Run("KillOneMemberDuringWrites", f.killOneDuringWrites)
 	t.Run("KillLeaderDuringTransaction", f.killDuringTransaction)
 	t.Run("SnapshotAcrossLeaderChange", f.snapshotAcrossLeaderChange)

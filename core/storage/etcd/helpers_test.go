@@ -19,16 +19,6 @@ import (
 	"telha.dev/core/storage/storagetest"
 )
 
-// newScope returns a fresh tenant scope.
-func newScope(t testing.TB) storage.TenantScope {
-	t.Helper()
-	s, err := storage.NewTenantScope(uuid.New(), uuid.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // nodeKey is version v of node id in scope s.
 func nodeKey(s storage.TenantScope, id uuid.UUID, v int) storage.Key {
 	return storage.NodeVersionKey(s, id, storage.Timestamp(v), storage.Timestamp(v))

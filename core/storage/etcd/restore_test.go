@@ -14,6 +14,7 @@ import (
 	"telha.dev/core/storage/etcd"
 	"telha.dev/core/storage/etcd/cluster"
 	"telha.dev/core/storage/etcd/etcdtest"
+	"telha.dev/core/storage/storagetest"
 )
 
 // checkpointOf writes rows in several families of a new engine and
@@ -21,7 +22,7 @@ import (
 func checkpointOf(t *testing.T) (dir string, want map[storage.ColumnFamily][]storage.KV) {
 	t.Helper()
 	e := etcdtest.Engine(t)
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	putNodes(t, e, s, 7)
 	for _, k := range []storage.Key{
 		storage.TraceKey(s, uuid.Max),
@@ -149,7 +150,7 @@ func TestRestoreRefusesForeignRows(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := etcdtest.Config(t)
 			e := openConfig(t, cfg)
-			putNodes(t, e, newScope(t), 3)
+			putNodes(t, e, storagetest.TenantScope(t), 3)
 			ctx := context.Background()
 			if _, err := rawClient(t, cfg).Put(ctx, cfg.Namespace+key, "foreign"); err != nil {
 				t.Fatal(err)
@@ -167,7 +168,7 @@ func TestRestoreRefusesForeignRows(t *testing.T) {
 // below a value of the checkpoint: ErrValueTooLarge, nothing written.
 func TestRestoreValueTooLarge(t *testing.T) {
 	e := etcdtest.Engine(t)
-	s := newScope(t)
+	s := storagetest.TenantScope(t)
 	if err := e.Put(nodeKey(s, uuid.Nil, 0), make([]byte, 64*1024)); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestRestoreTarget(t *testing.T) {
 
 	busy := etcdtest.Config(t)
 	owner := openConfig(t, busy)
-	own := putNodes(t, owner, newScope(t), 2)
+	own := putNodes(t, owner, storagetest.TenantScope(t), 2)
 	r, err := etcd.Restore(busy, dir)
 	if err == nil {
 		r.Close()
@@ -204,7 +205,7 @@ func TestRestoreTarget(t *testing.T) {
 	if _, err := raw.Put(ctx, interrupted.Namespace+"\x00restore-in-progress", ""); err != nil {
 		t.Fatal(err)
 	}
-	stray := storage.TraceKey(newScope(t), uuid.Max)
+	stray := storage.TraceKey(storagetest.TenantScope(t), uuid.Max)
 	if _, err := raw.Put(ctx, interrupted.Namespace+"\x0b"+string(stray.Bytes()), "half restored"); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestCheckpointSkipsDeadMember(t *testing.T) {
 	cfg.Endpoints = append([]string{deadEndpoint(t)}, cfg.Endpoints...)
 	cfg.Timeout = 2 * time.Second
 	e := openConfig(t, cfg)
-	putNodes(t, e, newScope(t), 3)
+	putNodes(t, e, storagetest.TenantScope(t), 3)
 	want := allRows(t, e)
 	dir := filepath.Join(t.TempDir(), "checkpoint")
 	if err := e.Checkpoint(dir); err != nil {

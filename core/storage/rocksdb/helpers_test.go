@@ -43,7 +43,8 @@ func openTest(t testing.TB, cfg Config) *Engine {
 // newTestEngine opens a new, empty store.
 func newTestEngine(t testing.TB) *Engine { return openTest(t, testConfig(t)) }
 
-// newScope returns a fresh tenant scope.
+// newScope returns a fresh tenant scope: storagetest.TenantScope, which
+// these internal tests cannot import (storagetest imports this package).
 func newScope(t testing.TB) storage.TenantScope {
 	t.Helper()
 	s, err := storage.NewTenantScope(uuid.New(), uuid.New())

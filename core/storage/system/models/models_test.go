@@ -162,10 +162,7 @@ func TestModelsAreGlobal(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 3 {
-			s, err := storage.NewTenantScope(uuid.New(), uuid.New())
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := storagetest.TenantScope(t)
 			for kv, err := range e.Scan(storage.TenantAll(s, storage.Schema)) {
 				t.Fatalf("tenant %s sees schema row %x, %v", s, kv.Key, err)
 			}
@@ -300,10 +297,7 @@ func TestRedefineModelInUse(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s, err := storage.NewTenantScope(uuid.New(), uuid.New())
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := storagetest.TenantScope(t)
 		if err := e.Put(storage.VectorKey(s, uuid.New(), storage.ModelIDOf("used"), 1, 20), []byte("a vector")); err != nil {
 			t.Fatal(err)
 		}
