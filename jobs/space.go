@@ -51,62 +51,25 @@ type tenantSpace struct {
 
 func (t tenantSpace) String() string { return "tenant " + t.scope.String() }
 
-func (t tenantSpace) key(state State, a addr) storage.Key {
+func (t tenantSpace) key(a addr, state State) storage.Key {
 	return storage.JobKey(t.scope, state, a.Priority, a.Created, a.ID)
 }
 
 func (t tenantSpace) get(r storage.Reader, state State, a addr) ([]byte, error) {
-	return r.Get(t.key(state, a))
+	return r.Get(t.key(a, state))
 }
 
 func (t tenantSpace) poll(r storage.Reader, state State, after *addr) iter.Seq2[row, error] {
-	return func(yield func(row, error) bool) {
-		rng := storage.JobsInState(t.scope, state)
-		if after != nil {
-			var err error
-			if rng, err = rng.After(t.key(state, *after)); err != nil {
-				yield(row{}, fmt.Errorf("poll %s jobs in state %s: %w", t, state, err))
-				return
-			}
-		}
-		for kv, err := range r.Scan(rng) {
-			if err != nil {
-				yield(row{}, fmt.Errorf("poll %s jobs in state %s: %w", t, state, err))
-				return
-			}
-			p, err := storage.DecodeJob(kv.Key)
-			if err != nil {
-				if !yield(row{}, &BadRow{Key: kv.Key, Cause: err}) {
-					return
-				}
-				continue
-			}
-			if !yield(row{State: p.State, JobAddr: addr{Priority: p.Priority, Created: p.Created, ID: p.ID}, Value: kv.Value}, nil) {
-				return
-			}
-		}
+	var from *storage.Key
+	if after != nil {
+		k := t.key(*after, state)
+		from = &k
 	}
+	return jobqueue.Poll(r, storage.JobsInState(t.scope, state), from, fmt.Sprintf("%s jobs in state %s", t, state))
 }
 
 func (t tenantSpace) write(e storage.Engine, durable bool, moves ...move) error {
-	var b storage.Batch
-	for i, m := range moves {
-		key := func(s State) storage.Key { return t.key(s, m.JobAddr) }
-		if err := jobqueue.AddJobMove(&b, m, key); err != nil {
-			return fmt.Errorf("write %s jobs: move %d: %w", t, i, err)
-		}
-	}
-	if err := b.Err(); err != nil {
-		return fmt.Errorf("write %s jobs: %w", t, err)
-	}
-	write := e.Write
-	if durable {
-		write = e.WriteDurable
-	}
-	if err := write(&b); err != nil {
-		return fmt.Errorf("write %s jobs: %w", t, err)
-	}
-	return nil
+	return jobqueue.ApplyMoves(e, durable, t.String(), t.key, moves...)
 }
 
 // systemSpace is the system queue, reached only through the facade.

@@ -97,18 +97,38 @@ func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq
 			yield(JobRow{}, fmt.Errorf("poll system jobs: %w: job state 0x%02x", storage.ErrUnknownKind, uint8(state)))
 			return
 		}
-		rng := storage.SystemScope{}.JobsInState(state)
+		sys := storage.SystemScope{}
+		var from *storage.Key
+		if after != nil {
+			k := sys.JobKey(state, after.Priority, after.Created, after.ID)
+			from = &k
+		}
+		for row, err := range Poll(r, sys.JobsInState(state), from, fmt.Sprintf("system jobs in state %s", state)) {
+			if !yield(row, err) {
+				return
+			}
+		}
+	}
+}
+
+// Poll yields the job rows of rng, one state's jobs of one queue, in key
+// order, strictly after the key *after when after is not nil. A row whose
+// key does not decode is yielded as a *BadRow error and the poll goes on;
+// any other error ends it; what names the rows in errors ("system jobs in
+// state queued"). It is the one poll loop of every job queue: the system
+// queue's here and the tenant queues' of telha.dev/jobs.
+func Poll(r storage.Reader, rng storage.ScanRange, after *storage.Key, what string) iter.Seq2[JobRow, error] {
+	return func(yield func(JobRow, error) bool) {
 		if after != nil {
 			var err error
-			rng, err = rng.After(storage.SystemScope{}.JobKey(state, after.Priority, after.Created, after.ID))
-			if err != nil {
-				yield(JobRow{}, fmt.Errorf("poll system jobs in state %s after %s: %w", state, after.ID, err))
+			if rng, err = rng.After(*after); err != nil {
+				yield(JobRow{}, fmt.Errorf("poll %s after %s: %w", what, *after, err))
 				return
 			}
 		}
 		for kv, err := range r.Scan(rng) {
 			if err != nil {
-				yield(JobRow{}, fmt.Errorf("poll system jobs in state %s: %w", state, err))
+				yield(JobRow{}, fmt.Errorf("poll %s: %w", what, err))
 				return
 			}
 			p, err := storage.DecodeJob(kv.Key)
@@ -131,23 +151,31 @@ func PollJobs(r storage.Reader, state storage.JobState, after *JobAddr) iter.Seq
 // state. With durable set the batch is on stable storage when WriteJobs
 // returns.
 func WriteJobs(e storage.Engine, durable bool, moves ...JobMove) error {
-	var b storage.Batch
 	sys := storage.SystemScope{}
+	key := func(a JobAddr, s storage.JobState) storage.Key { return sys.JobKey(s, a.Priority, a.Created, a.ID) }
+	return ApplyMoves(e, durable, "system", key, moves...)
+}
+
+// ApplyMoves applies moves as one atomic batch, each recorded by AddJobMove
+// with key(addr, state) the job's key in a state; with durable set the
+// batch is on stable storage when ApplyMoves returns. queue names the queue
+// in errors. It is the one write path of every job queue.
+func ApplyMoves(e storage.Engine, durable bool, queue string, key func(JobAddr, storage.JobState) storage.Key, moves ...JobMove) error {
+	var b storage.Batch
 	for i, m := range moves {
-		key := func(s storage.JobState) storage.Key { return sys.JobKey(s, m.Priority, m.Created, m.ID) }
-		if err := AddJobMove(&b, m, key); err != nil {
-			return fmt.Errorf("write system jobs: move %d: %w", i, err)
+		if err := AddJobMove(&b, m, func(s storage.JobState) storage.Key { return key(m.JobAddr, s) }); err != nil {
+			return fmt.Errorf("write %s jobs: move %d: %w", queue, i, err)
 		}
 	}
 	if err := b.Err(); err != nil {
-		return fmt.Errorf("write system jobs: %w", err)
+		return fmt.Errorf("write %s jobs: %w", queue, err)
 	}
 	write := e.Write
 	if durable {
 		write = e.WriteDurable
 	}
 	if err := write(&b); err != nil {
-		return fmt.Errorf("write system jobs: %w", err)
+		return fmt.Errorf("write %s jobs: %w", queue, err)
 	}
 	return nil
 }
