@@ -19,6 +19,53 @@ import (
 // command says so. Resume, which every command runs when it opens the
 // store, compacts again and clears the members once they are back.
 
+// finishing is the tail every erasure and redaction runs after its
+// deletion is committed: compact what it deleted, one step of its own
+// (then), verify, and mark the ledger entry verified, each step followed by
+// its done hook so that a crash can be injected after any of them.
+type finishing struct {
+	what   string              // the operation, for progress and errors
+	target string              // what is compacted, for progress
+	ranges []storage.ScanRange // the ranges compacted
+	then   func() error        // the step after compaction
+	step   EraseStep           // then's step
+	verify func() error        // nil once nothing erased remains
+	proof  string              // what a passed verification printed
+}
+
+// run runs the tail for en; en is updated only once it is marked verified.
+func (f finishing) run(e storage.Engine, en *ledger.Entry, opts EraseOptions) error {
+	pending, err := compact(e, f.ranges, f.what, f.target, opts)
+	if err != nil {
+		return err
+	}
+	if err := done(StepCompact); err != nil {
+		return fmt.Errorf("%s: %w", f.what, err)
+	}
+	if err := f.then(); err != nil {
+		return fmt.Errorf("%s: %w", f.what, err)
+	}
+	if err := done(f.step); err != nil {
+		return fmt.Errorf("%s: %w", f.what, err)
+	}
+	if err := f.verify(); err != nil {
+		return fmt.Errorf("%s: verify: %w", f.what, err)
+	}
+	opts.progress("%s: %s", f.what, f.proof)
+	if err := done(StepVerify); err != nil {
+		return fmt.Errorf("%s: %w", f.what, err)
+	}
+	verified := *en
+	if err := markVerified(e, &verified, pending); err != nil {
+		return fmt.Errorf("%s: %w", f.what, err)
+	}
+	*en = verified
+	if err := done(StepMarkVerified); err != nil {
+		return fmt.Errorf("%s: %w", f.what, err)
+	}
+	return nil
+}
+
 // compact compacts rs (described as target) for the erasure what,
 // printing progress, and returns the members a replicated engine could not
 // yet compact on; any other failure is an error.

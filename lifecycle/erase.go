@@ -154,6 +154,18 @@ func EraseTenant(e storage.Engine, scope storage.TenantScope, opts EraseOptions)
 	return finish(e, en, opts)
 }
 
+// remains returns an error wrapping ErrNotErased if a row is left in rs.
+func remains(r storage.Reader, rs []storage.ScanRange) error {
+	left, err := countRanges(r, rs)
+	if err != nil {
+		return err
+	}
+	if left.Rows != 0 {
+		return fmt.Errorf("%d rows (%d bytes) remain: %w", left.Rows, left.Bytes, ErrNotErased)
+	}
+	return nil
+}
+
 // finish runs the steps of an erasure after its deletion: compaction,
 // caches, verification, and the records of both. A redaction has steps of
 // its own (finishRedaction).
@@ -170,35 +182,13 @@ func finish(e storage.Engine, en ledger.Entry, opts EraseOptions) (Erasure, erro
 	if err != nil {
 		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
-	pending, err := compact(e, rs, what, fmt.Sprintf("%d ranges", len(rs)), opts)
-	if err != nil {
+	tail := finishing{
+		what: what, target: fmt.Sprintf("%d ranges", len(rs)), ranges: rs,
+		then: func() error { return storage.ForgetTenant(e, en.Scope) }, step: StepForget,
+		verify: func() error { return remains(e, rs) }, proof: "verified: no row remains",
+	}
+	if err := tail.run(e, &en, opts); err != nil {
 		return Erasure{}, err
-	}
-	if err := done(StepCompact); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := storage.ForgetTenant(e, en.Scope); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := done(StepForget); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
-	}
-	left, err := countRanges(e, rs)
-	if err != nil {
-		return Erasure{}, fmt.Errorf("%s: verify: %w", what, err)
-	}
-	if left.Rows != 0 {
-		return Erasure{}, fmt.Errorf("%s: verify: %d rows (%d bytes) remain: %w", what, left.Rows, left.Bytes, ErrNotErased)
-	}
-	opts.progress("%s: verified: no row remains", what)
-	if err := done(StepVerify); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := markVerified(e, &en, pending); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := done(StepMarkVerified); err != nil {
-		return Erasure{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if en.Kind == ledger.KindTenant {
 		if err := markErased(e, en.Scope); err != nil {

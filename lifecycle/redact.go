@@ -72,7 +72,7 @@ type Redacted struct {
 // deleted one sources.ErrDeleted; nothing is changed then. An engine that
 // cannot compact is refused (storage.ErrCompactUnsupported) before
 // anything is written.
-func Redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, ranges []sources.Range, opts RedactOptions) (Redacted, error) {
+func Redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, ranges []storage.BlobRange, opts RedactOptions) (Redacted, error) {
 	return redact(e, scope, blob, opts, fmt.Sprintf("redact blob %s", blob), func(s *sources.Store) (*sources.RedactionPlan, error) {
 		return s.PlanRedaction(scope, blob, ranges)
 	})
@@ -121,9 +121,7 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 	if err != nil {
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
-	for _, r := range p.Ranges() {
-		en.Redaction.Ranges = append(en.Redaction.Ranges, ledger.Range{Start: r.Start, End: r.End})
-	}
+	en.Redaction.Ranges = p.Ranges()
 	en.Redaction.Deleted, en.Redaction.EraseFacts, en.Redaction.KeyedDigest = p.Deleted(), opts.EraseFacts, p.KeyedDigest()
 	var b storage.Batch
 	if err := p.AddTo(&b, en.ID); err != nil {
@@ -145,20 +143,11 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 
 // redactedRanges are the ranges of the entry's blob, in the original
 // coordinates; the whole blob for a deletion.
-func redactedRanges(en ledger.Entry) []sources.Range {
+func redactedRanges(en ledger.Entry) []storage.BlobRange {
 	if en.Redaction.Deleted {
-		return []sources.Range{{Start: 0, End: math.MaxUint64}}
+		return []storage.BlobRange{{Start: 0, End: math.MaxUint64}}
 	}
-	return sourceRanges(en.Redaction.Ranges)
-}
-
-// sourceRanges returns the ledger's ranges as the sources package's.
-func sourceRanges(rs []ledger.Range) []sources.Range {
-	out := make([]sources.Range, len(rs))
-	for i, r := range rs {
-		out[i] = sources.Range{Start: r.Start, End: r.End}
-	}
-	return out
+	return en.Redaction.Ranges
 }
 
 // finishRedaction runs the steps of a redaction after its commit:
@@ -170,39 +159,23 @@ func finishRedaction(e storage.Engine, en ledger.Entry, opts EraseOptions) (Reda
 		what = fmt.Sprintf("delete blob %s of %s", en.Entity, en.Scope)
 	}
 	out := Redacted{Entry: en}
-	pending, err := compact(e, []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)}, what, "the blob's rows", opts)
-	if err != nil {
-		return out, err
-	}
-	if err := done(StepCompact); err != nil {
-		return out, fmt.Errorf("%s: %w", what, err)
-	}
 	s := sources.Open(e, sources.Options{})
-	if en.Redaction.EraseFacts {
-		erased, edges, err := eraseOverlapping(e, s, en, opts)
-		out.Erased, out.Edges = erased, edges
-		if err != nil {
-			return out, fmt.Errorf("%s: %w", what, err)
+	eraseFacts := func() error {
+		if !en.Redaction.EraseFacts {
+			return nil
 		}
+		var err error
+		out.Erased, out.Edges, err = eraseOverlapping(e, s, en, opts)
+		return err
 	}
-	if err := done(StepEraseFacts); err != nil {
-		return out, fmt.Errorf("%s: %w", what, err)
+	tail := finishing{
+		what: what, target: "the blob's rows", ranges: []storage.ScanRange{storage.SourceRows(en.Scope, en.Entity)},
+		then: eraseFacts, step: StepEraseFacts,
+		verify: func() error { return checkRedacted(s, en) }, proof: "verified",
 	}
-	if err := checkRedacted(s, en); err != nil {
-		return out, fmt.Errorf("%s: verify: %w", what, err)
-	}
-	opts.progress("%s: verified", what)
-	if err := done(StepVerify); err != nil {
-		return out, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := markVerified(e, &en, pending); err != nil {
-		return out, fmt.Errorf("%s: %w", what, err)
-	}
+	err := tail.run(e, &en, opts)
 	out.Entry = en
-	if err := done(StepMarkVerified); err != nil {
-		return out, fmt.Errorf("%s: %w", what, err)
-	}
-	return out, nil
+	return out, err
 }
 
 // eraseOverlapping erases every node whose spans in the entry's blob
@@ -271,7 +244,7 @@ func checkRedacted(s *sources.Store, en ledger.Entry) error {
 		return fmt.Errorf("the deleted blob is still readable: %w", ErrNotErased)
 	}
 	for _, r := range en.Redaction.Ranges {
-		if !covered(b.Redacted, sources.Range{Start: r.Start, End: r.End}) {
+		if !covered(b.Redacted, r) {
 			return fmt.Errorf("%s is not redacted: %w", r, ErrNotErased)
 		}
 	}
@@ -284,6 +257,6 @@ func checkRedacted(s *sources.Store, en ledger.Entry) error {
 }
 
 // covered reports whether r lies inside one of the merged ranges rs.
-func covered(rs []sources.Range, r sources.Range) bool {
-	return slices.ContainsFunc(rs, func(c sources.Range) bool { return c.Start <= r.Start && r.End <= c.End })
+func covered(rs []storage.BlobRange, r storage.BlobRange) bool {
+	return slices.ContainsFunc(rs, func(c storage.BlobRange) bool { return c.Start <= r.Start && r.End <= c.End })
 }

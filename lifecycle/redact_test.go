@@ -84,11 +84,11 @@ func TestRedact(t *testing.T) {
 		target := scopes[0]
 		others := [][]byte{dump(t, e, scopes[1]), dump(t, e, scopes[2])}
 
-		red, err := Redact(e, target, blob.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{})
+		red, err := Redact(e, target, blob.ID, []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{})
 		mustDo(t, err)
 		en := red.Entry
 		if en.Kind != ledger.KindRedaction || en.Entity != blob.ID || en.Scope != target || en.Verified.IsZero() ||
-			en.Redaction.Deleted || fmt.Sprint(en.Redaction.Ranges) != fmt.Sprint([]ledger.Range{{Start: redactStart, End: redactEnd}}) {
+			en.Redaction.Deleted || fmt.Sprint(en.Redaction.Ranges) != fmt.Sprint([]storage.BlobRange{{Start: redactStart, End: redactEnd}}) {
 			t.Errorf("ledger entry %+v %+v", en, en.Redaction)
 		}
 		if got, err := ledger.Get(e, en.ID); err != nil || got.Verified.IsZero() {
@@ -113,7 +113,7 @@ func TestRedact(t *testing.T) {
 		}
 		// The same range again redacts nothing: refused, and nothing changes.
 		before := dump(t, e, target)
-		if _, err := Redact(e, target, blob.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{}); !errors.Is(err, sources.ErrBadRange) {
+		if _, err := Redact(e, target, blob.ID, []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{}); !errors.Is(err, sources.ErrBadRange) {
 			t.Errorf("redacting the same range again: %v, want ErrBadRange", err)
 		}
 		if !bytes.Equal(dump(t, e, target), before) {
@@ -138,18 +138,18 @@ func TestRedactRefusesBadInput(t *testing.T) {
 		for _, c := range []struct {
 			name   string
 			scope  storage.TenantScope
-			ranges []sources.Range
+			ranges []storage.BlobRange
 			want   error
 		}{
 			{"no range", scopes[0], nil, sources.ErrBadRange},
-			{"an empty range", scopes[0], []sources.Range{{Start: 3, End: 3}}, sources.ErrBadRange},
-			{"an inverted range", scopes[0], []sources.Range{{Start: 9, End: 3}}, sources.ErrBadRange},
-			{"past the end", scopes[0], []sources.Range{{Start: 0, End: n + 1}}, sources.ErrBadRange},
-			{"at math.MaxUint64", scopes[0], []sources.Range{{Start: math.MaxUint64 - 1, End: math.MaxUint64}}, sources.ErrBadRange},
-			{"inside a character", scopes[0], []sources.Range{{Start: eAcute + 1, End: eAcute + 4}}, sources.ErrBadRange},
-			{"one bad among good", scopes[0], []sources.Range{{Start: 0, End: 2}, {Start: 5, End: 4}}, sources.ErrBadRange},
-			{"another tenant's blob", scopes[1], []sources.Range{{Start: 0, End: 2}}, sources.ErrNoBlob},
-			{"the nil scope", zeroScope, []sources.Range{{Start: 0, End: 2}}, storage.ErrNilScope},
+			{"an empty range", scopes[0], []storage.BlobRange{{Start: 3, End: 3}}, sources.ErrBadRange},
+			{"an inverted range", scopes[0], []storage.BlobRange{{Start: 9, End: 3}}, sources.ErrBadRange},
+			{"past the end", scopes[0], []storage.BlobRange{{Start: 0, End: n + 1}}, sources.ErrBadRange},
+			{"at math.MaxUint64", scopes[0], []storage.BlobRange{{Start: math.MaxUint64 - 1, End: math.MaxUint64}}, sources.ErrBadRange},
+			{"inside a character", scopes[0], []storage.BlobRange{{Start: eAcute + 1, End: eAcute + 4}}, sources.ErrBadRange},
+			{"one bad among good", scopes[0], []storage.BlobRange{{Start: 0, End: 2}, {Start: 5, End: 4}}, sources.ErrBadRange},
+			{"another tenant's blob", scopes[1], []storage.BlobRange{{Start: 0, End: 2}}, sources.ErrNoBlob},
+			{"the nil scope", zeroScope, []storage.BlobRange{{Start: 0, End: 2}}, storage.ErrNilScope},
 		} {
 			if _, err := Redact(e, c.scope, blob.ID, c.ranges, RedactOptions{}); !errors.Is(err, c.want) {
 				t.Errorf("%s: %v, want %v", c.name, err, c.want)
@@ -165,7 +165,7 @@ func TestRedactRefusesBadInput(t *testing.T) {
 			t.Errorf("refused redactions wrote %d ledger entries (%v)", len(entries), err)
 		}
 	})
-	if _, err := Redact(noCompactor{storage.NewMemoryEngine()}, storagetest.TenantScope(t), uuid.New(), []sources.Range{{Start: 0, End: 1}}, RedactOptions{}); !errors.Is(err, storage.ErrCompactUnsupported) {
+	if _, err := Redact(noCompactor{storage.NewMemoryEngine()}, storagetest.TenantScope(t), uuid.New(), []storage.BlobRange{{Start: 0, End: 1}}, RedactOptions{}); !errors.Is(err, storage.ErrCompactUnsupported) {
 		t.Errorf("an engine that cannot compact: %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func TestDeleteSource(t *testing.T) {
 		blob, _, err := s.IngestBytes(scope, []byte(redactDoc))
 		mustDo(t, err)
 		inside, before, edge := docFacts(t, s, scope, blob.ID)
-		_, err = Redact(e, scope, blob.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{})
+		_, err = Redact(e, scope, blob.ID, []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{})
 		mustDo(t, err)
 		del, err := DeleteSource(e, scope, blob.ID, RedactOptions{})
 		mustDo(t, err)
@@ -200,7 +200,7 @@ func TestDeleteSource(t *testing.T) {
 		if _, err := DeleteSource(e, scope, blob.ID, RedactOptions{}); !errors.Is(err, sources.ErrDeleted) {
 			t.Errorf("deleting twice: %v, want ErrDeleted", err)
 		}
-		if _, err := Redact(e, scope, blob.ID, []sources.Range{{Start: 0, End: 2}}, RedactOptions{}); !errors.Is(err, sources.ErrDeleted) {
+		if _, err := Redact(e, scope, blob.ID, []storage.BlobRange{{Start: 0, End: 2}}, RedactOptions{}); !errors.Is(err, sources.ErrDeleted) {
 			t.Errorf("redacting a deleted blob: %v, want ErrDeleted", err)
 		}
 		for _, text := range []string{redactDoc, redactedDoc} {
@@ -227,7 +227,7 @@ func TestRedactEraseFacts(t *testing.T) {
 		carol := uint64(strings.Index(graphText, "Carol"))
 		other := sources.Fact{Kind: storage.IndexEdge, ID: g.ab, TxStart: 1}
 		mustDo(t, s.Record(g.scope, sources.Span{Source: g.doc, Start: carol + 2, End: carol + 9}, other))
-		red, err := Redact(e, g.scope, g.doc, []sources.Range{{Start: carol, End: carol + 5}}, RedactOptions{EraseFacts: true})
+		red, err := Redact(e, g.scope, g.doc, []storage.BlobRange{{Start: carol, End: carol + 5}}, RedactOptions{EraseFacts: true})
 		mustDo(t, err)
 		if len(red.Erased) != 1 || red.Erased[0].Entry.Entity != g.c {
 			t.Errorf("erased %v, want c alone", red.Erased)
@@ -289,7 +289,7 @@ func TestRedactLeavesNoBytes(t *testing.T) {
 	}
 	keptRows := dump(t, e, kept)
 
-	_, err = Redact(e, target, blob.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{})
+	_, err = Redact(e, target, blob.ID, []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{})
 	mustDo(t, err)
 	if hits := grepDir(t, dir, redactMarker); len(hits) > 0 {
 		t.Errorf("after the redaction, the marker is in %v", hits)
@@ -346,7 +346,7 @@ func TestRestoreRefusesForgedRedaction(t *testing.T) {
 	_, _, err = s.IngestBytes(scopes[1], []byte(redactDoc))
 	mustDo(t, err)
 	checkpoint(t, e, ckpt)
-	red, err := Redact(e, scopes[0], blob.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{})
+	red, err := Redact(e, scopes[0], blob.ID, []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{})
 	mustDo(t, err)
 	mustDo(t, e.Close())
 	forged := red.Entry
@@ -371,7 +371,7 @@ func TestBlocklistSurvivesExportImport(t *testing.T) {
 		s := sources.Open(e, sources.Options{})
 		blob, _, err := s.IngestBytes(from, []byte(redactDoc))
 		mustDo(t, err)
-		_, err = Redact(e, from, blob.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{})
+		_, err = Redact(e, from, blob.ID, []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{})
 		mustDo(t, err)
 		_, err = Import(e, to, bytes.NewReader(export(t, e, from)), Options{})
 		mustDo(t, err)
@@ -393,7 +393,7 @@ const redactChildEnv = "TELHA_LIFECYCLE_REDACT_CHILD"
 // given. It runs only when re-executed by TestRedactSurvivesKill.
 func TestRedactCrashChild(t *testing.T) {
 	e, step, scope, rest := crashChild(t, redactChildEnv)
-	_, err := Redact(e, scope, uuid.MustParse(rest[0]), []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{EraseFacts: true})
+	_, err := Redact(e, scope, uuid.MustParse(rest[0]), []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{EraseFacts: true})
 	t.Fatalf("the redaction returned (%v) instead of being killed after %s", err, step)
 }
 
@@ -483,7 +483,7 @@ func TestRedactPlannedFromAStaleState(t *testing.T) {
 	mustDo(t, err)
 	before := dump(t, e, scope)
 	stale := staleEngine{e, e}
-	if _, err := Redact(stale, scope, b.ID, []sources.Range{{Start: redactStart, End: redactEnd}}, RedactOptions{}); !errors.Is(err, sources.ErrBadPlan) || !errors.Is(err, storage.ErrStale) {
+	if _, err := Redact(stale, scope, b.ID, []storage.BlobRange{{Start: redactStart, End: redactEnd}}, RedactOptions{}); !errors.Is(err, sources.ErrBadPlan) || !errors.Is(err, storage.ErrStale) {
 		t.Errorf("redaction planned from a stale state: %v, want ErrBadPlan wrapping ErrStale", err)
 	}
 	if !bytes.Equal(dump(t, e, scope), before) {

@@ -323,7 +323,7 @@ func replayRedaction(e storage.Engine, en ledger.Entry) error {
 	}
 	var b storage.Batch
 	rd := en.Redaction
-	if err := sources.Open(e, sources.Options{}).AddReplay(&b, en.Scope, en.Entity, sourceRanges(rd.Ranges), rd.Deleted, rd.KeyedDigest, en.ID); err != nil {
+	if err := sources.Open(e, sources.Options{}).AddReplay(&b, en.Scope, en.Entity, rd.Ranges, rd.Deleted, rd.KeyedDigest, en.ID); err != nil {
 		return fmt.Errorf("replay redaction %s: %w", en.ID, err)
 	}
 	return ledger.Commit(e, &b, &en)

@@ -26,7 +26,7 @@ type Blob struct {
 	// ranges in original coordinates, nil if none. Len, Hash and the chunk
 	// windows stay those of the original text; Hash is then retired, an
 	// address only.
-	Redacted []Range
+	Redacted []storage.BlobRange
 	// TextHash is blake3-256 of the current text: Hash, unless redacted.
 	TextHash [32]byte
 }

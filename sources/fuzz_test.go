@@ -153,7 +153,7 @@ var fuzzRedaction = redaction{
 	length:   4,
 	original: fuzzBlob.Hash,
 	current:  hashOf([]byte("fz")),
-	ranges:   []Range{{1, 2}, {3, 4}},
+	ranges:   []storage.BlobRange{{Start: 1, End: 2}, {Start: 3, End: 4}},
 	ledger:   []uuid.UUID{{1}, {2}},
 }
 

@@ -21,7 +21,7 @@ import (
 // looking at all of them.
 type model struct {
 	docs     map[storage.TenantScope]map[uuid.UUID][]byte
-	redacted map[storage.TenantScope]map[uuid.UUID][]sources.Range
+	redacted map[storage.TenantScope]map[uuid.UUID][]storage.BlobRange
 	deleted  map[storage.TenantScope]map[uuid.UUID]bool
 	blocked  map[storage.TenantScope]map[string]bool
 	pairs    map[storage.TenantScope][]pair
@@ -42,13 +42,13 @@ func (m *model) blobError(scope storage.TenantScope, id uuid.UUID, doc []byte) e
 
 // redactionError is the error the model expects of a redaction of ranges
 // from doc, of which old are redacted already: nil, or ErrBadRange.
-func redactionError(doc []byte, old, ranges []sources.Range) error {
+func redactionError(doc []byte, old, ranges []storage.BlobRange) error {
 	if len(ranges) == 0 {
 		return sources.ErrBadRange
 	}
 	n := uint64(len(doc))
 	gone := func(e uint64) bool {
-		return slices.ContainsFunc(old, func(r sources.Range) bool { return r.Start <= e && e < r.End })
+		return slices.ContainsFunc(old, func(r storage.BlobRange) bool { return r.Start <= e && e < r.End })
 	}
 	for _, r := range ranges {
 		if r.Start >= r.End || r.End > n {
@@ -67,10 +67,10 @@ func redactionError(doc []byte, old, ranges []sources.Range) error {
 }
 
 // genRanges draws up to three ranges of a text of n bytes, good and bad.
-func genRanges(n int) *rapid.Generator[[]sources.Range] {
-	return rapid.SliceOfN(rapid.Custom(func(rt *rapid.T) sources.Range {
+func genRanges(n int) *rapid.Generator[[]storage.BlobRange] {
+	return rapid.SliceOfN(rapid.Custom(func(rt *rapid.T) storage.BlobRange {
 		start := rapid.Uint64Range(0, uint64(n)+1).Draw(rt, "start")
-		return sources.Range{Start: start, End: rapid.Uint64Range(start, uint64(n)+1).Draw(rt, "end")}
+		return storage.BlobRange{Start: start, End: rapid.Uint64Range(start, uint64(n)+1).Draw(rt, "end")}
 	}), 0, 3)
 }
 
@@ -146,11 +146,11 @@ func TestModel(t *testing.T) {
 				scopes = append(scopes, scope)
 			}
 			m := &model{docs: map[storage.TenantScope]map[uuid.UUID][]byte{}, pairs: map[storage.TenantScope][]pair{},
-				redacted: map[storage.TenantScope]map[uuid.UUID][]sources.Range{}, deleted: map[storage.TenantScope]map[uuid.UUID]bool{},
+				redacted: map[storage.TenantScope]map[uuid.UUID][]storage.BlobRange{}, deleted: map[storage.TenantScope]map[uuid.UUID]bool{},
 				blocked: map[storage.TenantScope]map[string]bool{}}
 			for _, scope := range scopes {
 				m.docs[scope] = map[uuid.UUID][]byte{}
-				m.redacted[scope] = map[uuid.UUID][]sources.Range{}
+				m.redacted[scope] = map[uuid.UUID][]storage.BlobRange{}
 				m.deleted[scope] = map[uuid.UUID]bool{}
 				m.blocked[scope] = map[string]bool{}
 			}
@@ -209,7 +209,7 @@ func TestModel(t *testing.T) {
 					p, err := s.PlanRedaction(scope, id, ranges)
 					want := m.blobError(scope, id, doc)
 					switch {
-					case len(ranges) == 0 || slices.ContainsFunc(ranges, func(r sources.Range) bool { return r.Start >= r.End }):
+					case len(ranges) == 0 || slices.ContainsFunc(ranges, func(r storage.BlobRange) bool { return r.Start >= r.End }):
 						want = sources.ErrBadRange // the arguments are checked first
 					case want == nil:
 						want = redactionError(doc, m.redacted[scope][id], ranges)

@@ -33,10 +33,10 @@ import (
 type RedactionPlan struct {
 	store       *Store
 	scope       storage.TenantScope
-	blob        Blob      // as planned from
-	ranges      []Range   // the ranges asked for, merged; nil for a deletion
-	record      redaction // after the operation, without its ledger entry
-	stored      []byte    // the record's value when planned; nil if none
+	blob        Blob                // as planned from
+	ranges      []storage.BlobRange // the ranges asked for, merged; nil for a deletion
+	record      redaction           // after the operation, without its ledger entry
+	stored      []byte              // the record's value when planned; nil if none
 	rewrites    []chunkText
 	digest      [blocklist.SecretLen]byte
 	overlapping []Provenance
@@ -60,7 +60,7 @@ var errNothingNew = fmt.Errorf("%w: every byte of the ranges is redacted already
 // ErrBadRange. Ranges that overlap or touch each other or earlier
 // redactions merge. ErrNoBlob if the tenant has no such blob, ErrDeleted
 // if it was deleted.
-func (s *Store) PlanRedaction(scope storage.TenantScope, blob uuid.UUID, ranges []Range) (*RedactionPlan, error) {
+func (s *Store) PlanRedaction(scope storage.TenantScope, blob uuid.UUID, ranges []storage.BlobRange) (*RedactionPlan, error) {
 	if len(ranges) == 0 {
 		return nil, fmt.Errorf("redact blob %s: no ranges: %w", blob, ErrBadRange)
 	}
@@ -93,7 +93,7 @@ func (s *Store) PlanDelete(scope storage.TenantScope, blob uuid.UUID) (*Redactio
 // check it against its hash, to compute its keyed digest (what the
 // blocklist takes) and the hash of the text after, and to cut the chunks
 // the ranges overlap.
-func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []Range, ends []uint64) (*RedactionPlan, error) {
+func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []storage.BlobRange, ends []uint64) (*RedactionPlan, error) {
 	keyer, err := s.blocklistKeyer()
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []Range, en
 	}
 	reported := ranges
 	if deleted {
-		reported = []Range{{0, math.MaxUint64}}
+		reported = []storage.BlobRange{{Start: 0, End: math.MaxUint64}}
 	}
 	if p.overlapping, err = spansOverlapping(snap, scope, id, reported); err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Store) plan(scope storage.TenantScope, id uuid.UUID, ranges []Range, en
 }
 
 // rangeEnds returns the ends of ranges, sorted and distinct.
-func rangeEnds(ranges []Range) []uint64 {
+func rangeEnds(ranges []storage.BlobRange) []uint64 {
 	ends := make([]uint64, 0, 2*len(ranges))
 	for _, r := range ranges {
 		ends = append(ends, r.Start, r.End)
@@ -184,7 +184,7 @@ func rangeEnds(ranges []Range) []uint64 {
 // redaction took. The first byte of an earlier redaction is a boundary
 // already, and an end inside one cannot be checked (its bytes are gone)
 // but is absorbed by the merge: the stored ranges' ends stay boundaries.
-func endsToCheck(ends []uint64, redacted []Range, length uint64) []uint64 {
+func endsToCheck(ends []uint64, redacted []storage.BlobRange, length uint64) []uint64 {
 	return slices.DeleteFunc(ends, func(e uint64) bool {
 		i := firstFrom(redacted, e)
 		return e >= length || i < len(redacted) && redacted[i].Start <= e
@@ -193,7 +193,7 @@ func endsToCheck(ends []uint64, redacted []Range, length uint64) []uint64 {
 
 // overlapsAny reports whether one of the merged ranges rs shares a byte
 // with [lo, hi).
-func overlapsAny(rs []Range, lo, hi uint64) bool {
+func overlapsAny(rs []storage.BlobRange, lo, hi uint64) bool {
 	i := firstFrom(rs, lo)
 	return i < len(rs) && rs[i].Start < hi
 }
@@ -203,7 +203,7 @@ func (p *RedactionPlan) Blob() uuid.UUID { return p.blob.ID }
 
 // Ranges returns the ranges the plan takes out, merged and sorted, in
 // original coordinates; nil for a deletion.
-func (p *RedactionPlan) Ranges() []Range { return slices.Clone(p.ranges) }
+func (p *RedactionPlan) Ranges() []storage.BlobRange { return slices.Clone(p.ranges) }
 
 // Deleted reports whether the plan deletes the blob.
 func (p *RedactionPlan) Deleted() bool { return p.record.deleted }
@@ -270,7 +270,7 @@ func (p *RedactionPlan) AddTo(b *storage.Batch, ledgerEntry uuid.UUID) error {
 // the operation planned again, and the blocklist row of keyedDigest too
 // if the text's digest differs now (a store restored under another
 // deployment's secret blocklists the text under both).
-func (s *Store) AddReplay(b *storage.Batch, scope storage.TenantScope, blob uuid.UUID, ranges []Range, deleted bool, keyedDigest [32]byte, ledgerEntry uuid.UUID) error {
+func (s *Store) AddReplay(b *storage.Batch, scope storage.TenantScope, blob uuid.UUID, ranges []storage.BlobRange, deleted bool, keyedDigest [32]byte, ledgerEntry uuid.UUID) error {
 	switch {
 	case b == nil:
 		return fmt.Errorf("replay on blob %s: %w", blob, storage.ErrNilBatch)

@@ -35,7 +35,7 @@ func commit(t interface {
 }
 
 // mustRedact plans and commits a redaction of ranges.
-func mustRedact(t testing.TB, s *sources.Store, eng storage.Engine, scope storage.TenantScope, id uuid.UUID, e uuid.UUID, ranges ...sources.Range) *sources.RedactionPlan {
+func mustRedact(t testing.TB, s *sources.Store, eng storage.Engine, scope storage.TenantScope, id uuid.UUID, e uuid.UUID, ranges ...storage.BlobRange) *sources.RedactionPlan {
 	t.Helper()
 	p, err := s.PlanRedaction(scope, id, ranges)
 	if err != nil {
@@ -47,7 +47,7 @@ func mustRedact(t testing.TB, s *sources.Store, eng storage.Engine, scope storag
 
 // without is the brute-force model of a redacted text: doc less every
 // byte of every range.
-func without(doc []byte, ranges ...sources.Range) []byte {
+func without(doc []byte, ranges ...storage.BlobRange) []byte {
 	gone := make([]bool, len(doc))
 	for _, r := range ranges {
 		for i := r.Start; i < r.End && i < uint64(len(doc)); i++ {
@@ -65,7 +65,7 @@ func without(doc []byte, ranges ...sources.Range) []byte {
 
 // checkText holds a blob's reads (Open through Read and WriteTo, Stat,
 // ReadRange of every window) to the model's text.
-func checkText(t testing.TB, s *sources.Store, scope storage.TenantScope, id uuid.UUID, doc []byte, ranges ...sources.Range) {
+func checkText(t testing.TB, s *sources.Store, scope storage.TenantScope, id uuid.UUID, doc []byte, ranges ...storage.BlobRange) {
 	t.Helper()
 	want := without(doc, ranges...)
 	if got := mustRead(t, s, scope, id); !bytes.Equal(got, want) {
@@ -87,12 +87,12 @@ func checkText(t testing.TB, s *sources.Store, scope storage.TenantScope, id uui
 }
 
 // shift moves ranges left by off, for the model of a window from off.
-func shift(ranges []sources.Range, off int64) []sources.Range {
-	var out []sources.Range
+func shift(ranges []storage.BlobRange, off int64) []storage.BlobRange {
+	var out []storage.BlobRange
 	for _, r := range ranges {
 		start, end := max(int64(r.Start)-off, 0), int64(r.End)-off
 		if end > start {
-			out = append(out, sources.Range{Start: uint64(start), End: uint64(end)})
+			out = append(out, storage.BlobRange{Start: uint64(start), End: uint64(end)})
 		}
 	}
 	return out
@@ -104,9 +104,9 @@ func TestRedactOverlappingAndAdjacentRanges(t *testing.T) {
 		scope := storagetest.TenantScope(t)
 		doc := []byte("0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ")
 		b := mustIngest(t, s, scope, doc)
-		ranges := []sources.Range{{10, 20}, {15, 30}, {30, 34}, {40, 41}, {40, 41}}
+		ranges := []storage.BlobRange{{Start: 10, End: 20}, {Start: 15, End: 30}, {Start: 30, End: 34}, {Start: 40, End: 41}, {Start: 40, End: 41}}
 		p := mustRedact(t, s, env.Engine, scope, b.ID, entry(1), ranges...)
-		if want := []sources.Range{{10, 34}, {40, 41}}; !slices.Equal(p.Ranges(), want) || p.Deleted() || p.Blob() != b.ID {
+		if want := []storage.BlobRange{{Start: 10, End: 34}, {Start: 40, End: 41}}; !slices.Equal(p.Ranges(), want) || p.Deleted() || p.Blob() != b.ID {
 			t.Fatalf("plan ranges %v, deleted %v; want %v", p.Ranges(), p.Deleted(), want)
 		}
 		checkText(t, s, scope, b.ID, doc, ranges...)
@@ -115,12 +115,12 @@ func TestRedactOverlappingAndAdjacentRanges(t *testing.T) {
 			t.Fatalf("stat after redaction: %+v", stat)
 		}
 		// A range touching an earlier one merges with it.
-		mustRedact(t, s, env.Engine, scope, b.ID, entry(2), sources.Range{Start: 34, End: 36})
+		mustRedact(t, s, env.Engine, scope, b.ID, entry(2), storage.BlobRange{Start: 34, End: 36})
 		stat, _ = s.Stat(scope, b.ID)
-		if want := []sources.Range{{10, 36}, {40, 41}}; !slices.Equal(stat.Redacted, want) {
+		if want := []storage.BlobRange{{Start: 10, End: 36}, {Start: 40, End: 41}}; !slices.Equal(stat.Redacted, want) {
 			t.Fatalf("redacted %v, want %v", stat.Redacted, want)
 		}
-		checkText(t, s, scope, b.ID, doc, append(ranges, sources.Range{Start: 34, End: 36})...)
+		checkText(t, s, scope, b.ID, doc, append(ranges, storage.BlobRange{Start: 34, End: 36})...)
 		// Every text the blob held before an operation is blocklisted: the
 		// original and the text after the first redaction.
 		for _, blocked := range [][]byte{doc, without(doc, ranges...)} {
@@ -129,13 +129,13 @@ func TestRedactOverlappingAndAdjacentRanges(t *testing.T) {
 			}
 		}
 		// The current text is not: it is stored, under its own id.
-		current := without(doc, append(ranges, sources.Range{Start: 34, End: 36})...)
+		current := without(doc, append(ranges, storage.BlobRange{Start: 34, End: 36})...)
 		if _, created, err := s.IngestBytes(scope, current); err != nil || !created {
 			t.Fatalf("ingest of the current text: created %v, %v", created, err)
 		}
 		// A restart keeps all of it.
 		s = openStore(env.Reopen(t))
-		checkText(t, s, scope, b.ID, doc, append(ranges, sources.Range{Start: 34, End: 36})...)
+		checkText(t, s, scope, b.ID, doc, append(ranges, storage.BlobRange{Start: 34, End: 36})...)
 		if _, _, err := s.IngestBytes(scope, doc); !errors.Is(err, sources.ErrBlocklisted) {
 			t.Fatalf("%s: ingest of the original after a restart: %v", env.Kind, err)
 		}
@@ -160,12 +160,12 @@ func TestRedactChunks(t *testing.T) {
 		doc := text(5*cs+77, 11)
 		b := mustIngest(t, s, scope, doc)
 		before := rowsOf(t, env.Engine, scope)
-		ranges := []sources.Range{
+		ranges := []storage.BlobRange{
 			{Start: runeStart(doc, cs-9), End: runeStart(doc, cs+9)}, // across the boundary of chunks 0 and 1
 			{Start: 3 * cs, End: 4 * cs},                             // chunk 3, whole: windows start on boundaries here?
 		}
 		if ranges[1].Start != runeStart(doc, 3*cs) || ranges[1].End != runeStart(doc, 4*cs) {
-			ranges[1] = sources.Range{Start: runeStart(doc, 3*cs), End: runeStart(doc, 4*cs)}
+			ranges[1] = storage.BlobRange{Start: runeStart(doc, 3*cs), End: runeStart(doc, 4*cs)}
 		}
 		p := mustRedact(t, s, env.Engine, scope, b.ID, entry(1), ranges...)
 		checkText(t, s, scope, b.ID, doc, ranges...)
@@ -214,13 +214,13 @@ func TestRedactMultiMegabyte(t *testing.T) {
 		scope := storagetest.TenantScope(t)
 		doc := text(3<<20+4321, 12)
 		b := mustIngest(t, s, scope, doc)
-		var first []sources.Range
+		var first []storage.BlobRange
 		for i := range 12 {
 			start := runeStart(doc, i*(len(doc)/12)+i*977)
-			first = append(first, sources.Range{Start: start, End: runeStart(doc, int(start)+1+i*7919)})
+			first = append(first, storage.BlobRange{Start: start, End: runeStart(doc, int(start)+1+i*7919)})
 		}
 		mustRedact(t, s, env.Engine, scope, b.ID, entry(1), first...)
-		second := []sources.Range{{Start: 0, End: runeStart(doc, 100)}, {Start: runeStart(doc, len(doc)-200_000), End: uint64(len(doc))}}
+		second := []storage.BlobRange{{Start: 0, End: runeStart(doc, 100)}, {Start: runeStart(doc, len(doc)-200_000), End: uint64(len(doc))}}
 		mustRedact(t, s, env.Engine, scope, b.ID, entry(2), second...)
 		all := append(first, second...)
 		checkText(t, s, scope, b.ID, doc, all...)
@@ -237,13 +237,13 @@ func TestRepeatedRedactionsThenDelete(t *testing.T) {
 		scope := storagetest.TenantScope(t)
 		doc := text(2*sources.ChunkSize+500, 13)
 		b := mustIngest(t, s, scope, doc)
-		steps := [][]sources.Range{
+		steps := [][]storage.BlobRange{
 			{{Start: runeStart(doc, 100), End: runeStart(doc, 200)}},
 			{{Start: runeStart(doc, 150), End: runeStart(doc, 300)}},                    // overlaps the first
 			{{Start: runeStart(doc, 50), End: runeStart(doc, 120)}, {Start: 0, End: 1}}, // reaches into it from the left; the first byte
 			{{Start: runeStart(doc, sources.ChunkSize), End: uint64(len(doc))}},         // the end
 		}
-		var done []sources.Range
+		var done []storage.BlobRange
 		texts := [][]byte{doc}
 		for i, step := range steps {
 			mustRedact(t, s, env.Engine, scope, b.ID, entry(i+1), step...)
@@ -272,7 +272,7 @@ func checkDeleted(t testing.TB, s *sources.Store, e storage.Engine, scope storag
 	_, errOpen := s.Open(scope, id)
 	_, errStat := s.Stat(scope, id)
 	_, errRange := s.ReadRange(scope, id, 0, 0)
-	_, errRedact := s.PlanRedaction(scope, id, []sources.Range{{Start: 0, End: 1}})
+	_, errRedact := s.PlanRedaction(scope, id, []storage.BlobRange{{Start: 0, End: 1}})
 	_, errDelete := s.PlanDelete(scope, id)
 	errRecord := s.Record(scope, sources.Span{Source: id, Start: 0, End: 1}, node(1))
 	for i, err := range []error{errOpen, errStat, errRange, errRedact, errDelete, errRecord} {
@@ -324,24 +324,24 @@ func TestRedactRefusesBadRanges(t *testing.T) {
 	n := uint64(len(doc))
 	tests := []struct {
 		name   string
-		ranges []sources.Range
+		ranges []storage.BlobRange
 	}{
 		{"no ranges", nil},
-		{"an empty list", []sources.Range{}},
-		{"an empty range", []sources.Range{{Start: 3, End: 3}}},
-		{"an empty range at 0", []sources.Range{{Start: 0, End: 0}}},
-		{"an empty range at the end", []sources.Range{{Start: n, End: n}}},
-		{"an inverted range", []sources.Range{{Start: 5, End: 1}}},
-		{"past the end", []sources.Range{{Start: 0, End: n + 1}}},
-		{"wholly past the end", []sources.Range{{Start: n, End: n + 1}}},
-		{"near 2^64", []sources.Range{{Start: math.MaxUint64 - 1, End: math.MaxUint64}}},
-		{"to 2^64", []sources.Range{{Start: 0, End: math.MaxUint64}}},
-		{"inverted at 2^64", []sources.Range{{Start: math.MaxUint64, End: 0}}},
-		{"a start inside a character", []sources.Range{{Start: 3, End: 6}}},
-		{"an end inside a character", []sources.Range{{Start: 0, End: 4}}},
-		{"an end inside the last character", []sources.Range{{Start: 0, End: n - 1}}},
-		{"a good range and a bad one", []sources.Range{{Start: 0, End: 2}, {Start: 7, End: 9}}},
-		{"a good range and an empty one", []sources.Range{{Start: 0, End: 2}, {Start: 4, End: 4}}},
+		{"an empty list", []storage.BlobRange{}},
+		{"an empty range", []storage.BlobRange{{Start: 3, End: 3}}},
+		{"an empty range at 0", []storage.BlobRange{{Start: 0, End: 0}}},
+		{"an empty range at the end", []storage.BlobRange{{Start: n, End: n}}},
+		{"an inverted range", []storage.BlobRange{{Start: 5, End: 1}}},
+		{"past the end", []storage.BlobRange{{Start: 0, End: n + 1}}},
+		{"wholly past the end", []storage.BlobRange{{Start: n, End: n + 1}}},
+		{"near 2^64", []storage.BlobRange{{Start: math.MaxUint64 - 1, End: math.MaxUint64}}},
+		{"to 2^64", []storage.BlobRange{{Start: 0, End: math.MaxUint64}}},
+		{"inverted at 2^64", []storage.BlobRange{{Start: math.MaxUint64, End: 0}}},
+		{"a start inside a character", []storage.BlobRange{{Start: 3, End: 6}}},
+		{"an end inside a character", []storage.BlobRange{{Start: 0, End: 4}}},
+		{"an end inside the last character", []storage.BlobRange{{Start: 0, End: n - 1}}},
+		{"a good range and a bad one", []storage.BlobRange{{Start: 0, End: 2}, {Start: 7, End: 9}}},
+		{"a good range and an empty one", []storage.BlobRange{{Start: 0, End: 2}, {Start: 4, End: 4}}},
 	}
 	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
 		s := openStore(env.Engine)
@@ -357,17 +357,17 @@ func TestRedactRefusesBadRanges(t *testing.T) {
 			t.Fatal("a refused redaction wrote rows")
 		}
 		// The edges themselves are fine: from 0, to the end, whole characters.
-		mustRedact(t, s, env.Engine, scope, b.ID, entry(1), sources.Range{Start: 0, End: 1}, sources.Range{Start: 2, End: 6}, sources.Range{Start: 8, End: n})
-		checkText(t, s, scope, b.ID, doc, sources.Range{Start: 0, End: 1}, sources.Range{Start: 2, End: 6}, sources.Range{Start: 8, End: n})
+		mustRedact(t, s, env.Engine, scope, b.ID, entry(1), storage.BlobRange{Start: 0, End: 1}, storage.BlobRange{Start: 2, End: 6}, storage.BlobRange{Start: 8, End: n})
+		checkText(t, s, scope, b.ID, doc, storage.BlobRange{Start: 0, End: 1}, storage.BlobRange{Start: 2, End: 6}, storage.BlobRange{Start: 8, End: n})
 		// Redacting what is gone already is refused; an end inside a
 		// redacted character is absorbed by the merge.
-		if _, err := s.PlanRedaction(scope, b.ID, []sources.Range{{Start: 3, End: 5}}); !errors.Is(err, sources.ErrBadRange) {
+		if _, err := s.PlanRedaction(scope, b.ID, []storage.BlobRange{{Start: 3, End: 5}}); !errors.Is(err, sources.ErrBadRange) {
 			t.Errorf("a range redacted already: %v", err)
 		}
-		mustRedact(t, s, env.Engine, scope, b.ID, entry(2), sources.Range{Start: 3, End: 7})
-		checkText(t, s, scope, b.ID, doc, sources.Range{Start: 0, End: 1}, sources.Range{Start: 2, End: 7}, sources.Range{Start: 8, End: n})
+		mustRedact(t, s, env.Engine, scope, b.ID, entry(2), storage.BlobRange{Start: 3, End: 7})
+		checkText(t, s, scope, b.ID, doc, storage.BlobRange{Start: 0, End: 1}, storage.BlobRange{Start: 2, End: 7}, storage.BlobRange{Start: 8, End: n})
 		// Unknown blobs.
-		if _, err := s.PlanRedaction(scope, uuid.New(), []sources.Range{{Start: 0, End: 1}}); !errors.Is(err, sources.ErrNoBlob) {
+		if _, err := s.PlanRedaction(scope, uuid.New(), []storage.BlobRange{{Start: 0, End: 1}}); !errors.Is(err, sources.ErrNoBlob) {
 			t.Errorf("redaction of an unknown blob: %v", err)
 		}
 		if _, err := s.PlanDelete(scope, uuid.New()); !errors.Is(err, sources.ErrNoBlob) {
@@ -387,7 +387,7 @@ func TestRedactionOverlapping(t *testing.T) {
 		mustRecord(t, s, scope, sources.Span{Source: b.ID, Start: 0, End: 24}, node(1), edge(1)) // the first sentence
 		mustRecord(t, s, scope, sources.Span{Source: b.ID, Start: 25, End: 34}, node(2))         // Bob paid.
 		mustRecord(t, s, scope, sources.Span{Source: b.ID, Start: 35, End: 46}, node(3))         // Carol left.
-		p, err := s.PlanRedaction(scope, b.ID, []sources.Range{{Start: 10, End: 13}, {Start: 24, End: 25}})
+		p, err := s.PlanRedaction(scope, b.ID, []storage.BlobRange{{Start: 10, End: 13}, {Start: 24, End: 25}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +395,7 @@ func TestRedactionOverlapping(t *testing.T) {
 		if len(got) != 1 || got[0].Span.Start != 0 || len(got[0].Facts) != 2 {
 			t.Fatalf("overlapping %v: want the first sentence alone (the space at 24 is in no span)", got)
 		}
-		p, err = s.PlanRedaction(scope, b.ID, []sources.Range{{Start: 33, End: 36}})
+		p, err = s.PlanRedaction(scope, b.ID, []storage.BlobRange{{Start: 33, End: 36}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +413,7 @@ func TestAddToRefuses(t *testing.T) {
 		doc := text(1000, 15)
 		b := mustIngest(t, s, scope, doc)
 		plan := func() *sources.RedactionPlan {
-			p, err := s.PlanRedaction(scope, b.ID, []sources.Range{{Start: runeStart(doc, 10), End: runeStart(doc, 20)}})
+			p, err := s.PlanRedaction(scope, b.ID, []storage.BlobRange{{Start: runeStart(doc, 10), End: runeStart(doc, 20)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -438,7 +438,7 @@ func TestAddToRefuses(t *testing.T) {
 		if err := second.AddTo(&batch, entry(2)); !errors.Is(err, sources.ErrBadPlan) || batch.Len() != 0 {
 			t.Errorf("a plan of a blob redacted since: %v, %d mutations", err, batch.Len())
 		}
-		third, err := s.PlanRedaction(scope, b.ID, []sources.Range{{Start: runeStart(doc, 30), End: runeStart(doc, 40)}})
+		third, err := s.PlanRedaction(scope, b.ID, []storage.BlobRange{{Start: runeStart(doc, 30), End: runeStart(doc, 40)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,7 +472,7 @@ func TestAddReplay(t *testing.T) {
 		s := openStore(env.Engine)
 		scopes := storagetest.TenantScopes(t, 3)
 		doc := text(2*sources.ChunkSize+99, 16)
-		ranges := []sources.Range{{Start: runeStart(doc, 5), End: runeStart(doc, 50)}, {Start: runeStart(doc, sources.ChunkSize-3), End: runeStart(doc, sources.ChunkSize+3)}}
+		ranges := []storage.BlobRange{{Start: runeStart(doc, 5), End: runeStart(doc, 50)}, {Start: runeStart(doc, sources.ChunkSize-3), End: runeStart(doc, sources.ChunkSize+3)}}
 		replay := func(scope storage.TenantScope, p *sources.RedactionPlan, e uuid.UUID) *storage.Batch {
 			t.Helper()
 			var b storage.Batch
@@ -541,10 +541,10 @@ func TestAddReplay(t *testing.T) {
 			t.Fatalf("replay of a redaction on a deleted blob: %v, %d mutations", err, batch.Len())
 		}
 		other := mustIngest(t, s, scopes[2], []byte("another text"))
-		if err := s.AddReplay(&batch, scopes[2], other.ID, []sources.Range{{Start: 0, End: 99}}, false, redaction.KeyedDigest(), entry(4)); !errors.Is(err, sources.ErrBadRange) {
+		if err := s.AddReplay(&batch, scopes[2], other.ID, []storage.BlobRange{{Start: 0, End: 99}}, false, redaction.KeyedDigest(), entry(4)); !errors.Is(err, sources.ErrBadRange) {
 			t.Fatalf("replay of a range past the end: %v", err)
 		}
-		if err := s.AddReplay(&batch, scopes[2], other.ID, []sources.Range{{Start: 0, End: 2}}, false, redaction.KeyedDigest(), uuid.Nil); !errors.Is(err, sources.ErrBadLedgerEntry) {
+		if err := s.AddReplay(&batch, scopes[2], other.ID, []storage.BlobRange{{Start: 0, End: 2}}, false, redaction.KeyedDigest(), uuid.Nil); !errors.Is(err, sources.ErrBadLedgerEntry) {
 			t.Fatalf("replay of a nil entry: %v", err)
 		}
 		if err := s.AddReplay(nil, scopes[2], other.ID, nil, true, redaction.KeyedDigest(), entry(5)); !errors.Is(err, storage.ErrNilBatch) {
@@ -561,7 +561,7 @@ func TestDamagedRedactionRows(t *testing.T) {
 		scope := storagetest.TenantScope(t)
 		doc := text(3000, 17)
 		b := mustIngest(t, s, scope, doc)
-		p := mustRedact(t, s, env.Engine, scope, b.ID, entry(1), sources.Range{Start: runeStart(doc, 10), End: runeStart(doc, 20)})
+		p := mustRedact(t, s, env.Engine, scope, b.ID, entry(1), storage.BlobRange{Start: runeStart(doc, 10), End: runeStart(doc, 20)})
 		record := storage.RedactionRecordKey(scope, b.ID)
 		good, err := env.Engine.Get(record)
 		if err != nil {
@@ -574,7 +574,7 @@ func TestDamagedRedactionRows(t *testing.T) {
 			_, errOpen := s.Open(scope, b.ID)
 			_, errStat := s.Stat(scope, b.ID)
 			_, errRange := s.ReadRange(scope, b.ID, 0, 1)
-			_, errPlan := s.PlanRedaction(scope, b.ID, []sources.Range{{Start: 0, End: 1}})
+			_, errPlan := s.PlanRedaction(scope, b.ID, []storage.BlobRange{{Start: 0, End: 1}})
 			_, errDelete := s.PlanDelete(scope, b.ID)
 			var batch storage.Batch
 			errReplay := s.AddReplay(&batch, scope, b.ID, nil, true, p.KeyedDigest(), entry(2))
@@ -604,7 +604,7 @@ func TestIngestOfARedactedBlobWithoutItsBlocklistRow(t *testing.T) {
 		for i, deleteIt := range []bool{false, true} {
 			doc := text(500, uint64(18+i))
 			b := mustIngest(t, s, scope, doc)
-			p, err := s.PlanRedaction(scope, b.ID, []sources.Range{{Start: 0, End: runeStart(doc, 1)}})
+			p, err := s.PlanRedaction(scope, b.ID, []storage.BlobRange{{Start: 0, End: runeStart(doc, 1)}})
 			if deleteIt {
 				p, err = s.PlanDelete(scope, b.ID)
 			}
@@ -643,7 +643,7 @@ func TestRedactionTenantIsolation(t *testing.T) {
 			before[i] = rowsOf(t, env.Engine, scope)
 		}
 		id := sources.BlobID(shared)
-		p := mustRedact(t, s, env.Engine, scopes[0], id, entry(1), sources.Range{Start: 0, End: runeStart(shared, 100)})
+		p := mustRedact(t, s, env.Engine, scopes[0], id, entry(1), storage.BlobRange{Start: 0, End: runeStart(shared, 100)})
 		if len(p.Overlapping()) != 1 {
 			t.Fatalf("overlapping %v", p.Overlapping())
 		}
@@ -666,7 +666,7 @@ func TestRedactionTenantIsolation(t *testing.T) {
 			if _, created, err := s.IngestBytes(scope, gone); err != nil || !created {
 				t.Fatalf("tenant %d ingests the text A deleted: created %v, %v", i+1, created, err)
 			}
-			if _, err := s.PlanRedaction(scope, del.Blob(), []sources.Range{{Start: 0, End: 1}}); err != nil {
+			if _, err := s.PlanRedaction(scope, del.Blob(), []storage.BlobRange{{Start: 0, End: 1}}); err != nil {
 				t.Fatalf("tenant %d plans a redaction of its own copy of the text A deleted: %v", i+1, err)
 			}
 		}

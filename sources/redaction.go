@@ -14,17 +14,17 @@ import (
 	"telha.dev/core/storage"
 )
 
-// Range is a byte range [Start, End) of a blob's ORIGINAL text: the
-// coordinates spans use, which no redaction changes.
-type Range struct{ Start, End uint64 }
-
-func (r Range) String() string { return fmt.Sprintf("[%d:%d]", r.Start, r.End) }
+// Range is storage.BlobRange under the name telha.dev/cmd still uses; the
+// package itself says storage.BlobRange.
+type Range = storage.BlobRange
 
 // mergeRanges returns rs sorted, with ranges that overlap or touch merged
 // into one. It does not check them.
-func mergeRanges(rs []Range) []Range {
+func mergeRanges(rs []storage.BlobRange) []storage.BlobRange {
 	out := slices.Clone(rs)
-	slices.SortFunc(out, func(a, b Range) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) })
+	slices.SortFunc(out, func(a, b storage.BlobRange) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+	})
 	merged := out[:0]
 	for _, r := range out {
 		if n := len(merged); n > 0 && r.Start <= merged[n-1].End {
@@ -38,13 +38,13 @@ func mergeRanges(rs []Range) []Range {
 
 // firstFrom returns the index of the first range of the merged ranges rs
 // that ends after off.
-func firstFrom(rs []Range, off uint64) int {
+func firstFrom(rs []storage.BlobRange, off uint64) int {
 	return sort.Search(len(rs), func(i int) bool { return rs[i].End > off })
 }
 
 // removed returns the number of bytes of [lo, hi) that the merged ranges rs
 // take out.
-func removed(rs []Range, lo, hi uint64) uint64 {
+func removed(rs []storage.BlobRange, lo, hi uint64) uint64 {
 	var n uint64
 	for _, r := range rs[firstFrom(rs, lo):] {
 		if r.Start >= hi {
@@ -57,20 +57,20 @@ func removed(rs []Range, lo, hi uint64) uint64 {
 
 // kept yields the pieces of [lo, hi) that the merged ranges rs leave, in
 // order.
-func kept(rs []Range, lo, hi uint64) iter.Seq[Range] {
-	return func(yield func(Range) bool) {
+func kept(rs []storage.BlobRange, lo, hi uint64) iter.Seq[storage.BlobRange] {
+	return func(yield func(storage.BlobRange) bool) {
 		at := lo
 		for _, r := range rs[firstFrom(rs, lo):] {
 			if r.Start >= hi {
 				break
 			}
-			if r.Start > at && !yield(Range{at, r.Start}) {
+			if r.Start > at && !yield(storage.BlobRange{Start: at, End: r.Start}) {
 				return
 			}
 			at = max(at, r.End)
 		}
 		if at < hi {
-			yield(Range{at, hi})
+			yield(storage.BlobRange{Start: at, End: hi})
 		}
 	}
 }
@@ -78,7 +78,7 @@ func kept(rs []Range, lo, hi uint64) iter.Seq[Range] {
 // cut returns the text of [lo, hi) that the merged ranges after leave,
 // given text, what the merged ranges before left of it, where before is a
 // subset of after.
-func cut(text []byte, before, after []Range, lo, hi uint64) []byte {
+func cut(text []byte, before, after []storage.BlobRange, lo, hi uint64) []byte {
 	out := make([]byte, 0, len(text))
 	pos := 0
 	for piece := range kept(before, lo, hi) {
@@ -113,7 +113,7 @@ type redaction struct {
 	length   uint64
 	original [32]byte
 	current  [32]byte
-	ranges   []Range
+	ranges   []storage.BlobRange
 	ledger   []uuid.UUID
 	deleted  bool
 }
@@ -155,9 +155,9 @@ func decodeRedaction(id uuid.UUID, v []byte) (redaction, error) {
 	rec := redaction{deleted: deleted == 1, length: r.u64()}
 	copy(rec.original[:], r.take(32))
 	copy(rec.current[:], r.take(32))
-	rec.ranges = make([]Range, r.count(rangeWidth))
+	rec.ranges = make([]storage.BlobRange, r.count(rangeWidth))
 	for i := range rec.ranges {
-		rec.ranges[i] = Range{r.u64(), r.u64()}
+		rec.ranges[i] = storage.BlobRange{Start: r.u64(), End: r.u64()}
 	}
 	rec.ledger = make([]uuid.UUID, r.count(entryWidth))
 	for i := range rec.ledger {

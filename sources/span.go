@@ -172,12 +172,12 @@ func factIDs(facts []Fact) iter.Seq[uuid.UUID] {
 // the facts that came from that range. Pass 0 and math.MaxUint64 for the
 // whole blob. It reads the spans of this source alone.
 func (s *Store) Facts(scope storage.TenantScope, source uuid.UUID, start, end uint64) ([]Provenance, error) {
-	return spansOverlapping(s.engine, scope, source, []Range{{start, end}})
+	return spansOverlapping(s.engine, scope, source, []storage.BlobRange{{Start: start, End: end}})
 }
 
 // spansOverlapping returns the passages of blob source of tenant s in r
 // that overlap one of the merged ranges rs, in document order.
-func spansOverlapping(r storage.Reader, scope storage.TenantScope, source uuid.UUID, rs []Range) ([]Provenance, error) {
+func spansOverlapping(r storage.Reader, scope storage.TenantScope, source uuid.UUID, rs []storage.BlobRange) ([]Provenance, error) {
 	var out []Provenance
 	if len(rs) == 0 {
 		return nil, nil

@@ -124,7 +124,7 @@ func (r *replica) do(cmd []string) (string, error) {
 	case "redact":
 		start, _ := strconv.ParseUint(arg(2), 10, 64)
 		end, _ := strconv.ParseUint(arg(3), 10, 64)
-		_, err := lifecycle.Redact(r.e, r.scope, id(1), []sources.Range{{Start: start, End: end}}, lifecycle.RedactOptions{})
+		_, err := lifecycle.Redact(r.e, r.scope, id(1), []storage.BlobRange{{Start: start, End: end}}, lifecycle.RedactOptions{})
 		if errors.Is(err, sources.ErrBadPlan) {
 			return "bad-plan", nil
 		}

@@ -49,12 +49,6 @@ type Deletion struct {
 	Bytes  uint64 // keys and values
 }
 
-// Range is a byte range [Start, End) of a blob's original text: the
-// coordinates spans use, which redactions do not shift.
-type Range struct{ Start, End uint64 }
-
-func (r Range) String() string { return fmt.Sprintf("[%d:%d]", r.Start, r.End) }
-
 // Redaction is what a KindRedaction entry did to its blob (Entry.Entity).
 // Its rows are rewritten, not range-deleted, so the entry holds no
 // Deletion: telha.dev/lifecycle hands it to telha.dev/sources to replay.
@@ -62,7 +56,7 @@ type Redaction struct {
 	// Ranges are the ranges this operation redacted: sorted, each
 	// non-empty, none overlapping or touching the next. A deletion may
 	// have none.
-	Ranges []Range
+	Ranges []storage.BlobRange
 	// Deleted is set when the operation deleted the whole blob.
 	Deleted bool
 	// EraseFacts is set when the operation also erases, entity by entity,

@@ -50,7 +50,7 @@ func goldenEntries(t *testing.T) []struct {
 	entity.AddKey(storage.NodeVersionKey(scope, node, 10, 20), 1, 90)
 	entity.Add(storage.NodeVectors(scope, node), 0, 0)
 	redaction := entry(3, KindRedaction, blob)
-	redaction.Redaction = &Redaction{Ranges: []Range{{Start: 4, End: 9}, {Start: 100, End: 4200}}, KeyedDigest: [32]byte{0xab, 31: 0xcd}}
+	redaction.Redaction = &Redaction{Ranges: []storage.BlobRange{{Start: 4, End: 9}, {Start: 100, End: 4200}}, KeyedDigest: [32]byte{0xab, 31: 0xcd}}
 	deletion := entry(4, KindRedaction, blob)
 	deletion.Verified = time.Time{}
 	deletion.Redaction = &Redaction{Deleted: true, EraseFacts: true, KeyedDigest: [32]byte{0xef, 31: 0x01}}

@@ -20,7 +20,7 @@ func redactionEntry(t testing.TB, scope storage.TenantScope, blob uuid.UUID) Ent
 	if err != nil {
 		t.Fatal(err)
 	}
-	en.Redaction.Ranges = []Range{{Start: 3, End: 9}, {Start: 12, End: 40}}
+	en.Redaction.Ranges = []storage.BlobRange{{Start: 3, End: 9}, {Start: 12, End: 40}}
 	en.Redaction.KeyedDigest = [32]byte{0xd1, 0x9e, 31: 0x57}
 	return en
 }
@@ -95,11 +95,11 @@ func forgedRedactions(t *testing.T) map[string]Entry {
 	forge("a tenant erasure with a redaction section", func(en *Entry) { en.Kind, en.Entity = KindTenant, uuid.Nil })
 	forge("an entity erasure with a redaction section", func(en *Entry) { en.Kind = KindEntity })
 	forge("no range and not deleted", func(en *Entry) { en.Redaction.Ranges = nil })
-	forge("an empty range", func(en *Entry) { en.Redaction.Ranges = []Range{{Start: 5, End: 5}} })
-	forge("a reversed range", func(en *Entry) { en.Redaction.Ranges = []Range{{Start: 9, End: 3}} })
-	forge("overlapping ranges", func(en *Entry) { en.Redaction.Ranges = []Range{{Start: 0, End: 10}, {Start: 5, End: 20}} })
-	forge("touching ranges", func(en *Entry) { en.Redaction.Ranges = []Range{{Start: 0, End: 10}, {Start: 10, End: 20}} })
-	forge("unsorted ranges", func(en *Entry) { en.Redaction.Ranges = []Range{{Start: 30, End: 40}, {Start: 0, End: 10}} })
+	forge("an empty range", func(en *Entry) { en.Redaction.Ranges = []storage.BlobRange{{Start: 5, End: 5}} })
+	forge("a reversed range", func(en *Entry) { en.Redaction.Ranges = []storage.BlobRange{{Start: 9, End: 3}} })
+	forge("overlapping ranges", func(en *Entry) { en.Redaction.Ranges = []storage.BlobRange{{Start: 0, End: 10}, {Start: 5, End: 20}} })
+	forge("touching ranges", func(en *Entry) { en.Redaction.Ranges = []storage.BlobRange{{Start: 0, End: 10}, {Start: 10, End: 20}} })
+	forge("unsorted ranges", func(en *Entry) { en.Redaction.Ranges = []storage.BlobRange{{Start: 30, End: 40}, {Start: 0, End: 10}} })
 	forge("no keyed digest", func(en *Entry) { en.Redaction.KeyedDigest = [32]byte{} })
 	return out
 }

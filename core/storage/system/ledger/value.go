@@ -258,9 +258,9 @@ func decodeRedaction(r *reader) *Redaction {
 		r.short = true
 		return rd
 	}
-	rd.Ranges = make([]Range, 0, n)
+	rd.Ranges = make([]storage.BlobRange, 0, n)
 	for range n {
-		rd.Ranges = append(rd.Ranges, Range{Start: r.u64(), End: r.u64()})
+		rd.Ranges = append(rd.Ranges, storage.BlobRange{Start: r.u64(), End: r.u64()})
 	}
 	if flags&^(redactionDeleted|redactionEraseFacts) != 0 {
 		return nil
