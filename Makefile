@@ -4,9 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
 GO ?= go
-# Workspace modules, in dependency order. core/storage/etcd is a module of
-# its own, so that the etcd server's dependencies stay out of telha.dev/core.
-MODULES := core core/storage/etcd analyzers temporal graph vector jobs sources lifecycle cmd
+# Workspace modules, read from go.work's use block so that the two cannot
+# disagree (core/storage/etcd is a module of its own, so that the etcd
+# server's dependencies stay out of telha.dev/core).
+MODULES := $(shell sed -n '/^use (/,/^)/s|^[[:space:]]*\./\([^[:space:]]*\).*|\1|p' go.work)
 PACKAGES := $(foreach m,$(MODULES),telha.dev/$(m)/...)
 BIN := $(CURDIR)/bin
 TELHAVET := $(BIN)/telhavet
@@ -36,7 +37,7 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test check-timeouts unit properties gate agree build telhavet run run-cluster linearize bench bench-telhavet bench-scale fuzz lint golangci docs clean
+.PHONY: deps test check-timeouts format check-docs unit properties gate agree build telhavet run run-cluster linearize bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
 ## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
 deps:
@@ -54,13 +55,28 @@ deps:
 ## test: deps, then every module's tests (-race), the property suite, the
 ## telhavet gate, the agreement of its three drivers and the test of its
 ## scaling benchmark.
-test: deps check-timeouts unit properties gate agree bench-scale-test
+test: deps check-timeouts format check-docs unit properties gate agree bench-scale-test
 
 ## check-timeouts: every go test this Makefile runs has an explicit
 ## -timeout, so that none inherits go test's ten-minute default.
 check-timeouts:
 	@if grep -nE '\$$\(GO\) test ' $(firstword $(MAKEFILE_LIST)) | grep -vE -- '-list |-timeout '; then \
 	    echo 'check-timeouts: the go test above has no -timeout' >&2; exit 1; fi
+
+## format: every Go file of the workspace modules is gofmt-formatted and
+## grouped as `goimports -local telha.dev` groups it (goimports at the
+## x/tools version analyzers/go.mod pins); testdata is left as written.
+GOIMPORTS := $(GO) run golang.org/x/tools/cmd/goimports
+format:
+	@files=$$(find $(MODULES) -name '*.go' -not -path '*/testdata/*' | sort -u); \
+	bad=$$( { gofmt -l $$files; cd analyzers && $(GOIMPORTS) -local telha.dev -l $$(printf '../%s ' $$files); } | sed 's|^\.\./||' | sort -u); \
+	if [ -n "$$bad" ]; then echo "format: not gofmt/goimports -local telha.dev formatted:" >&2; echo "$$bad" >&2; exit 1; fi
+
+## check-docs: README.md, BENCHMARKS.md and docs/ are readable without the
+## issue tracker: no issue numbers.
+check-docs:
+	@if grep -nE '[Ii]ssues?[ -]#?[0-9]' README.md BENCHMARKS.md docs/*.md; then \
+	    echo 'check-docs: the lines above cite issue numbers; say what changed instead' >&2; exit 1; fi
 
 unit:
 	$(GO) test -race -timeout 20m $(PACKAGES)
