@@ -20,7 +20,7 @@ func drawRow(t *rapid.T, s storage.TenantScope) (storage.Key, []byte) {
 	ts := func(label string) storage.Timestamp { return storage.Timestamp(rapid.Int64().Draw(t, label)) }
 	u64 := func(label string) uint64 { return rapid.Uint64().Draw(t, label) }
 	value := rapid.SliceOfN(rapid.Byte(), 0, 64).Draw(t, "value")
-	switch cf := storage.ColumnFamily(rapid.IntRange(int(storage.NodeVersions), int(storage.BitmapIndex)).Draw(t, "family")); cf {
+	switch cf := storage.ColumnFamily(rapid.IntRange(int(storage.NodeVersions), int(storage.LastFamily)).Draw(t, "family")); cf {
 	case storage.NodeVersions:
 		return storage.NodeVersionKey(s, id("id"), ts("valid"), ts("tx")), value
 	case storage.EdgeVersions:

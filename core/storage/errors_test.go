@@ -163,7 +163,7 @@ func TestDecodeErrors(t *testing.T) {
 // ErrUnknownFamily wherever a family is an input.
 func TestUnknownFamily(t *testing.T) {
 	key := canonicalKey(NodeVersions)
-	for _, cf := range []ColumnFamily{0, BitmapIndex + 1, 255} {
+	for _, cf := range []ColumnFamily{0, LastFamily + 1, 255} {
 		t.Run(fmt.Sprint(uint8(cf)), func(t *testing.T) {
 			if _, err := Decode(cf, key); !errors.Is(err, ErrUnknownFamily) {
 				t.Errorf("Decode: %v", err)
@@ -285,7 +285,7 @@ func TestInvalidInputs(t *testing.T) {
 		"JobsInStatePriority(S, 6, 1)": JobsInStatePriority(fxS, JobDead+1, 1),
 		"SystemScope.JobsInState(0)":   sys.JobsInState(0),
 		"TenantAll(S, 0)":              TenantAll(fxS, 0),
-		"TenantAll(S, 14)":             TenantAll(fxS, BitmapIndex+1),
+		"TenantAll(S, 14)":             TenantAll(fxS, LastFamily+1),
 		"SystemScope.FullFamily(0)":    sys.FullFamily(0),
 	}
 	for name, r := range ranges {

@@ -21,9 +21,15 @@ const (
 	Traces
 	Jobs
 	BitmapIndex
+
+	// LastFamily is the last family in open order: every bound over the
+	// families (a loop, a table indexed by family, the first byte past the
+	// last family) says LastFamily, never the family that is last today. A
+	// new family is added after it and LastFamily set to it.
+	LastFamily = BitmapIndex
 )
 
-var familyNames = [...]string{
+var familyNames = [LastFamily + 1]string{
 	NodeVersions:   "node_versions",
 	EdgeVersions:   "edge_versions",
 	AdjacencyOut:   "adjacency_out",
@@ -42,15 +48,15 @@ var familyNames = [...]string{
 // Families returns every column family in open order. The slice is fresh on
 // each call.
 func Families() []ColumnFamily {
-	out := make([]ColumnFamily, 0, len(familyNames)-1)
-	for cf := NodeVersions; cf <= BitmapIndex; cf++ {
+	out := make([]ColumnFamily, 0, int(LastFamily))
+	for cf := NodeVersions; cf <= LastFamily; cf++ {
 		out = append(out, cf)
 	}
 	return out
 }
 
 // Valid reports whether cf is one of the 13 families.
-func (cf ColumnFamily) Valid() bool { return cf >= NodeVersions && cf <= BitmapIndex }
+func (cf ColumnFamily) Valid() bool { return cf >= NodeVersions && cf <= LastFamily }
 
 // String returns the family's storage name, e.g. "node_versions".
 func (cf ColumnFamily) String() string {
@@ -62,7 +68,7 @@ func (cf ColumnFamily) String() string {
 
 // ParseColumnFamily returns the family with the given storage name.
 func ParseColumnFamily(name string) (ColumnFamily, error) {
-	for cf := NodeVersions; cf <= BitmapIndex; cf++ {
+	for cf := NodeVersions; cf <= LastFamily; cf++ {
 		if familyNames[cf] == name {
 			return cf, nil
 		}

@@ -40,7 +40,7 @@ func fuzzDecoder[P DecodedKey](f *testing.F, cf ColumnFamily, decode func([]byte
 
 // FuzzDecode runs Decode and DescribeKey on any family number.
 func FuzzDecode(f *testing.F) {
-	for _, cf := range append(Families(), 0, BitmapIndex+1, 255) {
+	for _, cf := range append(Families(), 0, LastFamily+1, 255) {
 		seeds := NodeVersions
 		if cf.Valid() {
 			seeds = cf

@@ -326,11 +326,11 @@ func Layouts() []Layout { return slices.Clone(layouts) }
 
 // familyFacts are the facts the table states about the families.
 type familyFacts struct {
-	system [BitmapIndex + 1]bool // some layout holds rows of the system scope
-	entity [BitmapIndex + 1]bool // every layout starts with an id
+	system [LastFamily + 1]bool // some layout holds rows of the system scope
+	entity [LastFamily + 1]bool // every layout starts with an id
 	// keyLen is the key length of each family whose layouts all have one
 	// length; bitmap_index keys take theirs from their kind byte.
-	keyLen        [BitmapIndex + 1]int
+	keyLen        [LastFamily + 1]int
 	bitmapKindLen [BitmapPropCounter + 1]int
 }
 

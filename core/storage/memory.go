@@ -32,7 +32,7 @@ type MemoryEngine struct {
 
 // memTables holds one immutable sorted slice per family, indexed by
 // ColumnFamily (index 0 is unused).
-type memTables [BitmapIndex + 1][]memRow
+type memTables [LastFamily + 1][]memRow
 
 // memRow is one stored row. Its slices are never written after the row is
 // built, so rows may be shared between tables.
@@ -158,7 +158,7 @@ func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation], cond *Bat
 		size += MaxKeyLen
 	}
 	buf := make([]byte, 0, size)
-	var byFamily [BitmapIndex + 1][]memMutation
+	var byFamily [LastFamily + 1][]memMutation
 	var ranges []ScanRange
 	for i, m := range muts {
 		if err := m.Check(); err != nil {

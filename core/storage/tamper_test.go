@@ -74,7 +74,7 @@ func TestPropCheckKeyBytes(t *testing.T) {
 		tamperKey(t, &k)
 		cf := k.family
 		if rapid.Bool().Draw(t, "otherFamily") {
-			cf = ColumnFamily(rapid.IntRange(0, int(BitmapIndex)+1).Draw(t, "family"))
+			cf = ColumnFamily(rapid.IntRange(0, int(LastFamily)+1).Draw(t, "family"))
 		}
 		b := k.b[:min(int(k.n&^systemBit), MaxKeyLen)]
 		p, decodeErr := Decode(cf, b)
@@ -185,7 +185,7 @@ func TestTamperedRangeExamples(t *testing.T) {
 		{"marked system", func(r *ScanRange) { r.system = true }},
 		{"marked as crossing scopes", func(r *ScanRange) { r.crossesScopes = true }},
 		{"lower shortened", func(r *ScanRange) { r.lower = r.lower[:ScopeLen-1] }},
-		{"unknown family", func(r *ScanRange) { r.family = BitmapIndex + 1 }},
+		{"unknown family", func(r *ScanRange) { r.family = LastFamily + 1 }},
 	}
 	for _, tt := range tests {
 		r := tenantNodes()

@@ -73,7 +73,7 @@ func (ks keyspace) span(r *storage.ScanRange) (start, end string) {
 // metadata and its families, [namespace‖0, namespace‖14). It holds no key
 // of another namespace, even of one that starts with this one.
 func (ks keyspace) all() (start, end string) {
-	return string(ks.ns) + metaPrefix, string(ks.ns) + string(byte(storage.BitmapIndex)+1)
+	return string(ks.ns) + metaPrefix, string(ks.ns) + string(byte(storage.LastFamily)+1)
 }
 
 // telhaKey strips the namespace and the family byte from an etcd key of

@@ -89,7 +89,7 @@ func TestSpanBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toEnd := storage.TenantAll(maxScope, storage.BitmapIndex)
+	toEnd := storage.TenantAll(maxScope, storage.LastFamily)
 	if _, upper := toEnd.Bounds(); upper != nil {
 		t.Fatalf("TenantAll of the all-0xFF scope has an upper bound")
 	}

@@ -222,7 +222,7 @@ func openRows(db string, src keyspace) (rows func(visit func(storage.ColumnFamil
 	rows = func(visit func(storage.ColumnFamily, []byte, []byte) error) error {
 		// Families are bytes 1 to 13 after the namespace: [ns‖1, ns‖14).
 		start := append(bytes.Clone(src.ns), byte(storage.NodeVersions))
-		end := append(bytes.Clone(src.ns), byte(storage.BitmapIndex)+1)
+		end := append(bytes.Clone(src.ns), byte(storage.LastFamily)+1)
 		for {
 			txn := kv.Read(mvcc.ConcurrentReadTxMode, traceutil.TODO())
 			res, err := txn.Range(context.Background(), start, end, mvcc.RangeOptions{Limit: restorePage})

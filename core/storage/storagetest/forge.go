@@ -73,7 +73,7 @@ func forgedKeys() []forgery {
 		{"length one long", edit(node, func(k *storage.Key) { setKeyLength(k, storage.VersionKeyLen+1) })},
 		{"length 0", edit(node, func(k *storage.Key) { setKeyLength(k, 0) })},
 		{"no family", edit(node, func(k *storage.Key) { setKeyFamily(k, 0) })},
-		{"unknown family", edit(node, func(k *storage.Key) { setKeyFamily(k, storage.BitmapIndex+1) })},
+		{"unknown family", edit(node, func(k *storage.Key) { setKeyFamily(k, storage.LastFamily+1) })},
 		{"another family's layout", edit(node, func(k *storage.Key) { setKeyFamily(k, storage.AdjacencyOut) })},
 		{"system mark on a tenant key", edit(tenantJob, func(k *storage.Key) { setKeyLength(k, storage.JobKeyLen|systemMark) })},
 		{"system key in a family without system rows", edit(view(node, func(b []byte) { clear(b[:storage.ScopeLen]) }),
@@ -120,7 +120,7 @@ func forgedRanges() []rangeForgery {
 		{"marked system", set(nodesA(), "system", true)},
 		{"system range unmarked", set(storage.SystemScope{}.JobsInState(storage.JobQueued), "system", false)},
 		{"no family", set(nodesA(), "family", storage.ColumnFamily(0))},
-		{"unknown family", set(nodesA(), "family", storage.BitmapIndex+1)},
+		{"unknown family", set(nodesA(), "family", storage.LastFamily+1)},
 		{"lower shorter than a scope", set(nodesA(), "lower", make([]byte, storage.ScopeLen-1))},
 	}
 }
