@@ -37,9 +37,9 @@ var commandTable = []command{
 		short: "print the text of blob ID", store: storeAny, scope: true, define: sourceGet},
 	{path: "source facts", synopsis: "source facts STORE -scope TENANT:ORG|NAME -id ID [-o table|json]",
 		short: "list the passages of blob ID and the facts asserted from them", store: storeAny, scope: true, output: "[]factRow", define: sourceFacts},
-	{path: "source redact", synopsis: "source redact STORE -scope TENANT:ORG|NAME -id ID -range START:END [-range START:END ...] [-erase-facts] [-yes] [-dry-run] [-unregistered]",
+	{path: "source redact", synopsis: "source redact STORE -scope TENANT:ORG|NAME -id ID -range START:END [-range START:END ...] [-erase-facts] [-yes] [-dry-run] [-unregistered] [-o table|json]",
 		short: "take the bytes [START, END) of a document's original text out for good", store: storeAny, scope: true, output: "redactionReport", define: sourceRedact},
-	{path: "source delete", synopsis: "source delete STORE -scope TENANT:ORG|NAME -id ID [-erase-facts] [-yes] [-dry-run] [-unregistered]",
+	{path: "source delete", synopsis: "source delete STORE -scope TENANT:ORG|NAME -id ID [-erase-facts] [-yes] [-dry-run] [-unregistered] [-o table|json]",
 		short: "delete blob ID for good; its text is refused from then on", store: storeAny, scope: true, output: "redactionReport", define: sourceDelete},
 
 	{path: "checkpoint", synopsis: "checkpoint STORE -to CKPT",
@@ -53,7 +53,7 @@ var commandTable = []command{
 
 	{path: "debug decode-key", synopsis: "debug decode-key FAMILY HEX [-o table|json]",
 		short: "render one key readably", output: "keyRow", nargs: -1, define: decodeKey},
-	{path: "debug keys", synopsis: "debug keys STORE -scope TENANT:ORG|NAME [-family F] [-limit N] [-after HEX] [-o table|json]",
+	{path: "debug keys", synopsis: "debug keys STORE -scope TENANT:ORG|NAME -family F [-limit N] [-after HEX] [-o table|json]",
 		short: "list a tenant's keys, decoded, a page at a time", store: storeAny, scope: true, output: "keyPage", define: debugKeys},
 	{path: "debug layout", synopsis: "debug layout",
 		short: "print the key layout document (docs/key-layout.md)", nargs: -1, define: debugLayout},

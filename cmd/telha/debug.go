@@ -62,7 +62,7 @@ func parseHex(in *invocation, s string) ([]byte, error) {
 func debugLayout(*pflag.FlagSet) runner {
 	return func(in *invocation) error {
 		if len(in.args) != 0 {
-			return in.usagef("debug layout takes no arguments")
+			return in.usagef("takes no arguments, not %q", in.args[0])
 		}
 		_, err := io.WriteString(in.stdout, storage.LayoutDoc())
 		return err

@@ -46,6 +46,15 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
+// check refuses, before the store is opened, a destruction that could
+// not be confirmed: neither -yes nor -dry-run, and no terminal to ask on.
+func (d *destruction) check(in *invocation) error {
+	if d.yes || d.dryRun || isTerminal(terminal) {
+		return nil
+	}
+	return usagef("%s: standard input is not a terminal to confirm on; pass -yes to go ahead, or -dry-run to see what would go", in.name())
+}
+
 // tenant resolves -scope in the registry of r, and describes the tenant
 // for a message (describeState); it refuses a scope the registry does not
 // hold, unless -unregistered.
@@ -67,9 +76,6 @@ func (d *destruction) tenant(in *invocation, r storage.Reader) (lifecycle.Tenant
 func (d *destruction) confirm(in *invocation, t lifecycle.Tenant, what string) error {
 	if d.yes {
 		return nil
-	}
-	if !isTerminal(terminal) {
-		return usagef("%s: standard input is not a terminal to confirm on; pass -yes to %s", in.name(), what)
 	}
 	scope := lifecycle.FormatScope(t.Scope)
 	want := []string{scope, t.Scope.Tenant().String()}

@@ -18,6 +18,9 @@ import (
 func tenantErase(fs *pflag.FlagSet) runner {
 	d := defineDestruction(fs)
 	return func(in *invocation) (err error) {
+		if err := d.check(in); err != nil {
+			return err
+		}
 		s, err := in.open(false)
 		if err != nil {
 			return err
@@ -68,6 +71,9 @@ func entityErase(fs *pflag.FlagSet) runner {
 			return in.usagef("missing -id UUID")
 		case perr != nil || entity == uuid.Nil:
 			return in.usagef("-id %q is not a non-nil UUID; want the entity's id, as telha debug keys lists it", *id)
+		}
+		if err := d.check(in); err != nil {
+			return err
 		}
 		s, err := in.open(false)
 		if err != nil {

@@ -51,12 +51,19 @@ func help(cmd *cobra.Command, _ []string) {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(cmd.Short+"\n\n"+cmd.Long))
 		return
 	}
-	fmt.Fprintf(w, "usage:\n%s", synopses(path))
-	if path == "" {
-		fmt.Fprintf(w, "  telha completion bash|zsh|fish|powershell\n      a shell completion script\n")
-		fmt.Fprintf(w, "  telha --version\n      the module version and VCS revision\n")
-		fmt.Fprintf(w, "\n%s\n\n%s\n\nRun telha COMMAND -h for a command's flags.\n", storeHelp, exitHelp)
+	if path != "" {
+		fmt.Fprintf(w, "usage:\n%s", synopses(path))
+		return
 	}
+	fmt.Fprintf(w, "usage:\n%s\n%s\n\n%s\n\nRun telha COMMAND -h for a command's flags.\n", commandList(), storeHelp, exitHelp)
+}
+
+// commandList is every command's usage line and what it does: the top of
+// telha -h, the package doc and the README's CLI section are this text.
+func commandList() string {
+	return synopses("") +
+		"  telha completion bash|zsh|fish|powershell\n      print a shell completion script\n" +
+		"  telha --version\n      print the module version and VCS revision\n"
 }
 
 // isGroup reports whether path names a group of the table: "" or the

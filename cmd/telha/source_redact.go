@@ -74,6 +74,9 @@ func redaction(fs *pflag.FlagSet, check func(*invocation) error,
 		if err := check(in); err != nil {
 			return err
 		}
+		if err := d.check(in); err != nil {
+			return err
+		}
 		st, err := in.open(false)
 		if err != nil {
 			return err
