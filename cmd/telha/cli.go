@@ -236,7 +236,7 @@ func newCobra(c *command, stdout, stderr io.Writer) *cobra.Command {
 		fs.StringVar(&in.scope, "scope", "", "the tenant: TENANT:ORG (two UUIDs) or its display name")
 	}
 	if c.output != "" {
-		fs.StringVarP(&in.format, "output", "o", "table", "the output: table, or json (a "+c.output+", documented in output.go)")
+		fs.StringVarP(&in.format, "output", "o", "table", "the output: table, or json: one "+c.output+" (its fields: cmd/telha/output.go)")
 	}
 	fs.BoolVarP(&in.quiet, "quiet", "q", false, "print no progress on stderr")
 	runFn := c.define(fs)
