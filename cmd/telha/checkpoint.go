@@ -40,7 +40,10 @@ func checkpointCommand(fs *pflag.FlagSet) runner {
 			return err
 		}
 		defer func() { err = s.close(err) }()
-		if err := lifecycle.Checkpoint(s.Engine, *to); err != nil {
+		end := in.spinner("checkpoint to " + *to)
+		err = lifecycle.Checkpoint(s.Engine, *to)
+		end()
+		if err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 		_, err = fmt.Fprintf(in.stdout, "checkpoint of %s written to %s\n", s.loc, *to)

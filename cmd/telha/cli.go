@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	code := exitStatus(err)
 	if code != exitOK {
-		fmt.Fprintf(stderr, "telha: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "telha: %s\n", oneNotation(oneLine(err.Error())))
 	}
 	return code
 }
@@ -262,6 +262,7 @@ func (in *invocation) check() error {
 	if c.scope && in.scope == "" {
 		return in.usagef("missing -scope TENANT:ORG|NAME")
 	}
+	in.scope = scopeArg(in.scope)
 	if c.output != "" && in.format != "table" && in.format != "json" {
 		return in.usagef("-o %q: want -o table or -o json", in.format)
 	}

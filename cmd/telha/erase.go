@@ -47,7 +47,9 @@ func tenantErase(fs *pflag.FlagSet) runner {
 		if in.format != "json" {
 			fmt.Fprintf(in.stdout, "erasing tenant %s (%s)\n", scope, desc)
 		}
-		er, err := lifecycle.EraseTenant(s.Engine, t.Scope, lifecycle.EraseOptions{Progress: in.stepProgress()})
+		progress, end := in.stepProgress()
+		er, err := lifecycle.EraseTenant(s.Engine, t.Scope, lifecycle.EraseOptions{Progress: progress})
+		end()
 		if err != nil {
 			return err
 		}
@@ -98,7 +100,9 @@ func entityErase(fs *pflag.FlagSet) runner {
 				return err
 			}
 		}
-		er, err := lifecycle.EraseEntity(s.Engine, t.Scope, entity, lifecycle.EraseOptions{Progress: in.stepProgress()})
+		progress, end := in.stepProgress()
+		er, err := lifecycle.EraseEntity(s.Engine, t.Scope, entity, lifecycle.EraseOptions{Progress: progress})
+		end()
 		if err != nil {
 			return err
 		}

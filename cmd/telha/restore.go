@@ -44,8 +44,10 @@ func restore(in *invocation, from, data, ledgerPath string, foreign bool) error 
 		return fmt.Errorf("restore: %w", readLedgerError(err))
 	}
 	fmt.Fprintf(in.stdout, "restore: %d erasures in the ledger %s\n", len(entries), ledgerPath)
-	opts := lifecycle.RestoreOptions{EraseOptions: lifecycle.EraseOptions{Progress: in.stepProgress()}, ForeignLedger: foreign}
+	progress, end := in.stepProgress()
+	opts := lifecycle.RestoreOptions{EraseOptions: lifecycle.EraseOptions{Progress: progress}, ForeignLedger: foreign}
 	res, err := lifecycle.Restore(from, data, entries, opts)
+	end()
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,9 @@ func sourcePut(*pflag.FlagSet) runner {
 			return err
 		}
 		defer func() { err = st.close(err) }()
-		b, _, err := sources.Open(st.Engine, sources.Options{}).Ingest(scope, file)
+		src, end := in.meter(file)
+		b, _, err := sources.Open(st.Engine, sources.Options{}).Ingest(scope, src)
+		end()
 		if err != nil {
 			return fmt.Errorf("source put %s: %w", file.Name(), err)
 		}

@@ -103,7 +103,9 @@ func redaction(fs *pflag.FlagSet, check func(*invocation) error,
 				return err
 			}
 		}
-		red, err := do(st.Engine, scope, id, lifecycle.RedactOptions{EraseFacts: *eraseFacts, Progress: in.stepProgress()})
+		progress, end := in.stepProgress()
+		red, err := do(st.Engine, scope, id, lifecycle.RedactOptions{EraseFacts: *eraseFacts, Progress: progress})
+		end()
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.name(), err)
 		}

@@ -352,7 +352,7 @@ func removeCreated(dir string, made bool) error {
 // names cmd already is not prefixed with it again.
 func progressTo(cmd string, w io.Writer) func(string, ...any) {
 	return func(format string, args ...any) {
-		line := fmt.Sprintf(format, args...)
+		line := oneNotation(fmt.Sprintf(format, args...))
 		if !strings.HasPrefix(line, cmd+":") {
 			line = cmd + ": " + line
 		}

@@ -100,7 +100,21 @@ func tenantExport(fs *pflag.FlagSet) runner {
 			return usagef("tenant export: %v", err)
 		}
 		defer os.Remove(tmp.Name())
-		st, err := lifecycle.Export(s.Engine, t.Scope, tmp, in.rowProgress())
+		var total int64
+		if in.showsBars() {
+			// The bar's total is what the tenant holds: one more scan,
+			// on a terminal only.
+			counts, err := lifecycle.Verify(s.Engine, t.Scope)
+			if err != nil {
+				return fmt.Errorf("tenant export: %w", err)
+			}
+			for _, c := range counts {
+				total += int64(c.Bytes)
+			}
+		}
+		opts, end := in.rowProgress(total)
+		st, err := lifecycle.Export(s.Engine, t.Scope, tmp, opts)
+		end()
 		if err == nil {
 			err = tmp.Sync()
 		}
@@ -140,7 +154,13 @@ func tenantImport(*pflag.FlagSet) runner {
 			return usagef("tenant import: %s is not provisioned in %s; run telha tenant provision %s -scope TENANT:ORG -name NAME first",
 				in.scope, s.loc, in.loc.flags())
 		}
-		st, err := lifecycle.Import(s.Engine, t.Scope, file, in.rowProgress())
+		var size int64
+		if fi, err := file.Stat(); err == nil {
+			size = fi.Size() // about the bytes of the rows in it
+		}
+		opts, end := in.rowProgress(size)
+		st, err := lifecycle.Import(s.Engine, t.Scope, file, opts)
+		end()
 		if err != nil {
 			return fmt.Errorf("tenant import: %w", err)
 		}
