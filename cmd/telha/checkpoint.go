@@ -94,13 +94,9 @@ func ledgerList(*pflag.FlagSet) runner {
 			return err
 		}
 		defer func() { err = s.close(err) }()
-		entries, err := lifecycle.LedgerEntries(s)
+		rows, err := ledgerRows(s.Engine)
 		if err != nil {
 			return fmt.Errorf("ledger list: %w", err)
-		}
-		rows := make([]ledgerRow, 0, len(entries))
-		for _, en := range entries {
-			rows = append(rows, ledgerRowOf(en))
 		}
 		return in.print(rows, func(w io.Writer) error {
 			tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)

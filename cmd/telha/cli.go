@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	code := exitStatus(err)
 	if code != exitOK {
-		fmt.Fprintf(stderr, "telha: %s\n", oneNotation(oneLine(err.Error())))
+		fmt.Fprintf(stderr, "telha: %s\n", eachFactOnce(oneNotation(oneLine(err.Error()))))
 	}
 	return code
 }
@@ -321,6 +321,25 @@ func entry(path string) *command {
 		return nil
 	}
 	return &commandTable[i]
+}
+
+// eachFactOnce drops from an error's chain of "context: context: cause"
+// each context that an earlier one already says: "source redact: redact
+// blob B of T:O: redact blob B: blob B: no such blob" is printed "source
+// redact: redact blob B of T:O: no such blob".
+func eachFactOnce(msg string) string {
+	parts := strings.Split(msg, ": ")
+	kept := parts[:0:0]
+	for i, p := range parts {
+		said := false
+		for _, k := range kept {
+			said = said || (i < len(parts)-1 && strings.Contains(k, p))
+		}
+		if !said {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ": ")
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

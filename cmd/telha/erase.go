@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/pflag"
 
-	"telha.dev/core/storage/system/ledger"
 	"telha.dev/lifecycle"
 )
 
@@ -121,7 +120,7 @@ func erasureOf(kind, scope, entity string, plan lifecycle.Plan) erasureReport {
 
 // erasureDone is the report of an erasure done.
 func erasureDone(kind, scope, entity string, er lifecycle.Erasure) erasureReport {
-	fams, rows, n := familyRows(deletedPerFamily(er.Entry))
+	fams, rows, n := familyRows(deletedPerFamily(er))
 	r := erasureReport{Kind: kind, Scope: scope, Entity: entity, Families: fams, Rows: rows, Bytes: n,
 		Ledger: er.Entry.ID.String(), Pending: er.Entry.Pending}
 	if !er.Entry.Verified.IsZero() {
@@ -131,11 +130,11 @@ func erasureDone(kind, scope, entity string, er lifecycle.Erasure) erasureReport
 	return r
 }
 
-// deletedPerFamily sums a ledger entry's deletions per family, in family
-// order, leaving out families with no row.
-func deletedPerFamily(en ledger.Entry) []lifecycle.FamilyCount {
+// deletedPerFamily sums the deletions of an erasure's ledger entry per
+// family, in family order, leaving out families with no row.
+func deletedPerFamily(er lifecycle.Erasure) []lifecycle.FamilyCount {
 	var out []lifecycle.FamilyCount
-	for _, d := range en.Deletions {
+	for _, d := range er.Entry.Deletions {
 		if d.Rows == 0 {
 			continue
 		}

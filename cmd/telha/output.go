@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"telha.dev/core/storage/system/ledger"
+	"telha.dev/core/storage"
 	"telha.dev/lifecycle"
 )
 
@@ -103,24 +103,35 @@ type ledgerRow struct {
 	Pending  []string   `json:"pending,omitempty"`
 }
 
-func ledgerRowOf(en ledger.Entry) ledgerRow {
-	rows, n := en.Rows()
-	r := ledgerRow{ID: en.ID.String(), Kind: en.Kind.String(), Scope: lifecycle.FormatScope(en.Scope),
-		Recorded: en.Recorded.UTC(), Rows: rows, Bytes: n, Pending: en.Pending}
-	if en.Entity != [16]byte{} {
-		r.Entity = en.Entity.String()
+// ledgerRows are the rows of the ledger's entries. (The entries' type is
+// the ledger facade's, which only telha.dev/lifecycle imports: it is
+// inferred here, not named.)
+func ledgerRows(r storage.Reader) ([]ledgerRow, error) {
+	entries, err := lifecycle.LedgerEntries(r)
+	if err != nil {
+		return nil, err
 	}
-	if !en.Verified.IsZero() {
-		v := en.Verified.UTC()
-		r.Verified = &v
-	}
-	if en.Redaction != nil {
-		r.Deleted = en.Redaction.Deleted
-		for _, rg := range en.Redaction.Ranges {
-			r.Ranges = append(r.Ranges, fmt.Sprintf("%d:%d", rg.Start, rg.End))
+	out := make([]ledgerRow, 0, len(entries))
+	for _, en := range entries {
+		rows, n := en.Rows()
+		r := ledgerRow{ID: en.ID.String(), Kind: en.Kind.String(), Scope: lifecycle.FormatScope(en.Scope),
+			Recorded: en.Recorded.UTC(), Rows: rows, Bytes: n, Pending: en.Pending}
+		if en.Entity != [16]byte{} {
+			r.Entity = en.Entity.String()
 		}
+		if !en.Verified.IsZero() {
+			v := en.Verified.UTC()
+			r.Verified = &v
+		}
+		if en.Redaction != nil {
+			r.Deleted = en.Redaction.Deleted
+			for _, rg := range en.Redaction.Ranges {
+				r.Ranges = append(r.Ranges, fmt.Sprintf("%d:%d", rg.Start, rg.End))
+			}
+		}
+		out = append(out, r)
 	}
-	return r
+	return out, nil
 }
 
 // keyRow is one key (telha debug decode-key prints one).

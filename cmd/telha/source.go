@@ -66,12 +66,12 @@ func blobFlag(fs *pflag.FlagSet) func(in *invocation) (uuid.UUID, error) {
 }
 
 // openSource opens the store and resolves -scope for a source command.
-func (in *invocation) openSource(create bool) (*store, storage.TenantScope, error) {
-	st, err := in.open(create)
+func (in *invocation) openSource(create bool) (st *store, scope storage.TenantScope, err error) {
+	st, err = in.open(create)
 	if err != nil {
-		return nil, storage.TenantScope{}, err
+		return nil, scope, err
 	}
-	scope, err := sourceScope(in.name(), st, in.scope)
+	scope, err = sourceScope(in.name(), st, in.scope)
 	if err != nil {
 		return nil, scope, st.close(err)
 	}
@@ -93,7 +93,7 @@ func sourceGet(fs *pflag.FlagSet) runner {
 		defer func() { err = st.close(err) }()
 		r, err := sources.Open(st.Engine, sources.Options{}).Open(scope, id)
 		if err != nil {
-			return fmt.Errorf("source get %s of %s: %w", id, lifecycle.FormatScope(scope), err)
+			return fmt.Errorf("source get: %w in tenant %s", err, lifecycle.FormatScope(scope))
 		}
 		_, err = io.Copy(in.stdout, r)
 		return errors.Join(err, r.Close())
@@ -116,7 +116,7 @@ func sourceFacts(fs *pflag.FlagSet) runner {
 		defer func() { err = st.close(err) }()
 		s := sources.Open(st.Engine, sources.Options{})
 		if _, err := s.Stat(scope, id); err != nil {
-			return fmt.Errorf("source facts %s of %s: %w", id, lifecycle.FormatScope(scope), err)
+			return fmt.Errorf("source facts: %w in tenant %s", err, lifecycle.FormatScope(scope))
 		}
 		passages, err := s.Facts(scope, id, 0, math.MaxUint64)
 		if err != nil {
