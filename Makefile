@@ -91,7 +91,7 @@ gate: telhavet
 
 ## build: the tools, into ./bin.
 build: deps
-	$(GO) build -o $(BIN)/ telha.dev/cmd/telha telha.dev/cmd/telhavet
+	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)$$(git diff --quiet HEAD 2>/dev/null || echo -modified)" -o $(BIN)/ telha.dev/cmd/telha telha.dev/cmd/telhavet
 
 telhavet: deps
 	$(GO) build -o $(TELHAVET) telha.dev/cmd/telhavet

@@ -114,8 +114,13 @@ func printFlags(w io.Writer, fs *pflag.FlagSet) {
 	})
 }
 
+// revision is the VCS revision that make build stamps with -ldflags -X:
+// the go command embeds none in workspace mode (go.work), where every
+// build of this repository runs.
+var revision string
+
 // version is the module version of this build and its VCS revision,
-// from the build information the go command embeds.
+// from the build information the go command embeds, or else revision.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -132,6 +137,9 @@ func version() string {
 				modified = ", modified"
 			}
 		}
+	}
+	if rev == "" {
+		rev = revision
 	}
 	if rev == "" {
 		return v + " (no VCS revision)"
