@@ -14,9 +14,11 @@ import (
 // Plan is what an erasure or a redaction would take out of a store,
 // worked out from the store as it is and changing nothing: a dry run
 // (telha ... -dry-run). Families are the rows and bytes, keys and values,
-// it would delete or rewrite, per family in family order, families it
-// would not touch left out; Overlapping, of a redaction, are the
-// passages that overlap what it takes out, with their facts.
+// per family in family order, families it would not touch left out: of
+// an erasure the rows it would delete, as its ledger entry will count
+// them; of a redaction the rows it would rewrite or delete. Overlapping,
+// of a redaction, are the passages that overlap what it takes out, with
+// their facts.
 type Plan struct {
 	Families    []FamilyCount
 	Overlapping []sources.Provenance
@@ -54,7 +56,7 @@ func PlanEntityErasure(e storage.Engine, scope storage.TenantScope, id uuid.UUID
 	if err := addEntityErasure(e, &b, scope, id); err != nil {
 		return Plan{}, err
 	}
-	p, err := planBatch(e, &b)
+	p, err := planBatch(e, &b, false)
 	if err != nil {
 		return Plan{}, fmt.Errorf("plan entity erasure %s: %w", id, err)
 	}
@@ -92,7 +94,7 @@ func planRedaction(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, 
 	if err := rp.AddTo(&b, uuid.New()); err != nil {
 		return Plan{}, fmt.Errorf("plan redaction of blob %s: %w", blob, err)
 	}
-	p, err := planBatch(e, &b)
+	p, err := planBatch(e, &b, true)
 	if err != nil {
 		return Plan{}, fmt.Errorf("plan redaction of blob %s: %w", blob, err)
 	}
@@ -101,8 +103,9 @@ func planRedaction(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, 
 }
 
 // planBatch counts, per family, the rows that exist now under the keys
-// and ranges that b deletes or overwrites: each key once.
-func planBatch(r storage.Reader, b *storage.Batch) (Plan, error) {
+// and ranges that b deletes, and with rewrites those it overwrites: each
+// key once.
+func planBatch(r storage.Reader, b *storage.Batch, rewrites bool) (Plan, error) {
 	byFamily := make(map[storage.ColumnFamily]*FamilyCount)
 	count := func(cf storage.ColumnFamily, c FamilyCount) {
 		if c.Rows == 0 {
@@ -120,7 +123,7 @@ func planBatch(r storage.Reader, b *storage.Batch) (Plan, error) {
 	for _, m := range b.All() {
 		switch m.Kind {
 		case storage.MutationDelete, storage.MutationPut:
-			if seen[m.Key] {
+			if seen[m.Key] || (m.Kind == storage.MutationPut && !rewrites) {
 				continue
 			}
 			seen[m.Key] = true
