@@ -23,7 +23,7 @@ func TestCheckpointNeverChanges(t *testing.T) {
 	base := t.TempDir()
 	ckpt, ledgerFile := filepath.Join(base, "ckpt"), filepath.Join(base, "ledger")
 	mustTelha(t, "checkpoint", "-data", dir, "-to", ckpt)
-	mustTelha(t, "entity", "erase", "-data", dir, "-scope", gone, "-id", node.String())
+	mustTelha(t, "entity", "erase", "-yes", "-data", dir, "-scope", gone, "-id", node.String())
 	mustTelha(t, "ledger", "export", "-data", dir, "-o", ledgerFile)
 	link := filepath.Join(base, "link")
 	if err := os.Symlink(ckpt, link); err != nil {
@@ -49,10 +49,10 @@ func TestCheckpointNeverChanges(t *testing.T) {
 		{[]string{"restore", "-from", snap + ".restoring", "-data", snap, "-ledger", ledgerFile}, exitUsage},
 		{[]string{"tenant", "list", "-data", ckpt}, exitUsage},
 		{[]string{"tenant", "verify", "-data", ckpt, "-scope", gone}, exitUsage},
-		{[]string{"tenant", "erase", "-data", link, "-scope", gone}, exitUsage},
+		{[]string{"tenant", "erase", "-yes", "-data", link, "-scope", gone}, exitUsage},
 		{[]string{"tenant", "provision", "-data", ckpt, "-scope", gone, "-name", "again"}, exitUsage},
 		{[]string{"tenant", "export", "-data", ckpt, "-scope", gone, "-o", filepath.Join(base, "x.telha")}, exitUsage},
-		{[]string{"entity", "erase", "-data", ckpt, "-scope", gone, "-id", node.String()}, exitUsage},
+		{[]string{"entity", "erase", "-yes", "-data", ckpt, "-scope", gone, "-id", node.String()}, exitUsage},
 		{[]string{"source", "put", "-data", ckpt, "-scope", gone, doc}, exitUsage},
 		{[]string{"source", "get", "-data", ckpt, "-scope", gone, "-id", node.String()}, exitUsage},
 		{[]string{"checkpoint", "-data", ckpt, "-to", filepath.Join(base, "ckpt2")}, exitUsage},

@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"telha.dev/core/storage/etcd/cluster"
 )
@@ -24,26 +24,31 @@ const memberCommand = "cluster-member"
 // a paused scan older than this reads a compacted revision.
 const clusterRetention = time.Hour
 
-const clusterUsage = "usage: telha cluster -data DIR [-members 3] [-port P]"
-
 // clusterCommand runs an etcd cluster of member processes on loopback until
 // SIGINT or SIGTERM, then stops the members cleanly. Once every member
 // serves, it prints one line on stdout, "endpoints HOST:PORT,...", and
 // nothing else; a member that exits on its own is reported on stderr.
-func clusterCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
+// It holds a lock on its directory while it runs (lockClusterDir): a
+// second telha cluster on it is refused, saying which process runs it.
+func clusterCommand(fs *pflag.FlagSet) runner {
 	dir := fs.String("data", "", "directory of the cluster, created if missing")
 	members := fs.Int("members", 0, "number of members of a new cluster (default 3)")
 	port := fs.Int("port", 0, "first port: member i serves clients on P+2i, peers on P+2i+1 (default: free ports)")
-	if err := parseFlags(fs, args, clusterUsage, stdout); err != nil {
+	return func(in *invocation) error {
+		if *dir == "" {
+			return in.usagef("-data is required; it names the cluster's directory")
+		}
+		return runCluster(in, *dir, *members, *port)
+	}
+}
+
+// runCluster runs the cluster in dir until a signal stops it.
+func runCluster(in *invocation, dir string, members, port int) (err error) {
+	unlock, err := lockClusterDir(dir)
+	if err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() != 0:
-		return usagef("cluster: unexpected argument %q (%s)", fs.Arg(0), clusterUsage)
-	case *dir == "":
-		return usagef("cluster: -data is required (%s)", clusterUsage)
-	}
+	defer func() { err = errors.Join(err, unlock()) }()
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -53,9 +58,9 @@ func clusterCommand(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	c, err := cluster.Start(cluster.Config{
-		Dir:                 *dir,
-		Members:             *members,
-		Port:                *port,
+		Dir:                 dir,
+		Members:             members,
+		Port:                port,
 		CompactionRetention: clusterRetention,
 	}, cluster.Processes(func(args []string) *exec.Cmd {
 		return exec.Command(self, append([]string{memberCommand}, args...)...)
@@ -66,7 +71,7 @@ func clusterCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	if _, err := fmt.Fprintf(stdout, "endpoints %s\n", strings.Join(c.Endpoints(), ",")); err != nil {
+	if _, err := fmt.Fprintf(in.stdout, "endpoints %s\n", strings.Join(c.Endpoints(), ",")); err != nil {
 		return errors.Join(err, c.Stop())
 	}
 	for {
@@ -77,12 +82,15 @@ func clusterCommand(args []string, stdout, stderr io.Writer) error {
 			}
 			return nil
 		case exit := <-c.Exits():
-			fmt.Fprintf(stderr, "telha cluster: %v\n", exit)
+			fmt.Fprintf(in.stderr, "telha: cluster: %v\n", exit)
 		}
 	}
 }
 
 // memberMain is the hidden subcommand: one member of `telha cluster`.
-func memberMain(args []string, stdout io.Writer) error {
-	return cluster.MemberMain(args, stdout)
+// Its arguments are the member's own, passed unparsed.
+func memberMain(*pflag.FlagSet) runner {
+	return func(in *invocation) error {
+		return cluster.MemberMain(in.args, in.stdout)
+	}
 }

@@ -6,57 +6,67 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"telha.dev/core/storage"
 )
 
-const debugUsage = `usage:
-  telha debug decode-key <family> <hex>   render one key readably
-  telha debug layout                      print the key layout document (docs/key-layout.md)`
-
-func debug(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usagef("debug: missing subcommand (decode-key or layout)")
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		_, err := fmt.Fprintln(stdout, debugUsage)
+// decodeKey renders one key. The hex may carry a 0x prefix and spaces, as
+// pasted from logs or a hex dump.
+func decodeKey(*pflag.FlagSet) runner {
+	return func(in *invocation) error {
+		if len(in.args) != 2 {
+			return in.usagef("want <family> <hex>, got %d arguments", len(in.args))
+		}
+		cf, err := parseFamily(in, in.args[0])
 		if err != nil {
 			return err
 		}
-		return errHelp
-	case "decode-key":
-		return decodeKey(args[1:], stdout)
-	case "layout":
-		if len(args) != 1 {
-			return usagef("debug layout takes no arguments")
+		b, err := parseHex(in, in.args[1])
+		if err != nil {
+			return err
 		}
-		_, err := io.WriteString(stdout, storage.LayoutDoc())
-		return err
+		s, err := storage.DescribeKey(cf, b)
+		if err != nil {
+			return usagef("debug decode-key: %v", err)
+		}
+		row := keyRow{Family: cf.String(), Hex: hex.EncodeToString(b), Key: s}
+		return in.print(row, func(w io.Writer) error {
+			_, err := fmt.Fprintln(w, row.Key)
+			return err
+		})
 	}
-	return usagef("debug: unknown subcommand %q (want decode-key or layout)", args[0])
 }
 
-// decodeKey renders one key. The hex may carry a 0x prefix and spaces, as
-// pasted from logs or a hex dump.
-func decodeKey(args []string, stdout io.Writer) error {
-	if len(args) != 2 {
-		return usagef("debug decode-key: want <family> <hex>, got %d arguments", len(args))
-	}
-	cf, err := storage.ParseColumnFamily(args[0])
+// parseFamily parses a column family's name, and refuses any other word
+// with the list of them.
+func parseFamily(in *invocation, name string) (storage.ColumnFamily, error) {
+	cf, err := storage.ParseColumnFamily(name)
 	if err != nil {
-		return usagef("debug decode-key: %v (families: %s)", err, familyList())
+		return cf, usagef("%s: %v; want one of %s", in.name(), err, familyList())
 	}
-	text := strings.TrimPrefix(strings.Join(strings.Fields(args[1]), ""), "0x")
+	return cf, nil
+}
+
+// parseHex parses key bytes in hex, with an optional 0x and spaces.
+func parseHex(in *invocation, s string) ([]byte, error) {
+	text := strings.TrimPrefix(strings.Join(strings.Fields(s), ""), "0x")
 	b, err := hex.DecodeString(text)
 	if err != nil {
-		return usagef("debug decode-key: bad hex: %v", err)
+		return nil, usagef("%s: bad hex: %v; want the key's bytes in hex, as telha debug keys prints them", in.name(), err)
 	}
-	s, err := storage.DescribeKey(cf, b)
-	if err != nil {
-		return usagef("debug decode-key: %v", err)
+	return b, nil
+}
+
+// debugLayout prints the key layout document.
+func debugLayout(*pflag.FlagSet) runner {
+	return func(in *invocation) error {
+		if len(in.args) != 0 {
+			return in.usagef("takes no arguments, not %q", in.args[0])
+		}
+		_, err := io.WriteString(in.stdout, storage.LayoutDoc())
+		return err
 	}
-	_, err = fmt.Fprintln(stdout, s)
-	return err
 }
 
 func familyList() string {
@@ -66,5 +76,3 @@ func familyList() string {
 	}
 	return strings.Join(names, ", ")
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

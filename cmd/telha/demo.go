@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/spf13/pflag"
 
 	"telha.dev/core/storage"
 	"telha.dev/graph"
@@ -68,21 +68,20 @@ func day(s string) storage.Timestamp {
 // tenants on every run, refuses it unless told -force.
 const demoMarker = "TELHA-DEMO"
 
-// demo builds a small three-tenant knowledge graph in an embedded RocksDB
-// store and shows the main read paths against it.
-func demo(args []string, stdout, stderr io.Writer) (err error) {
-	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
-	dataDir := flags.String("data", "./telha-data", "directory of the embedded RocksDB store")
-	force := flags.Bool("force", false, "use a store the demo did not create (its demo tenants are wiped)")
-	endpoints := flags.String("etcd", "", "comma-separated endpoints of an etcd cluster to run on instead of RocksDB")
-	if err := parseFlags(flags, args, demoUsage, stdout); err != nil {
-		return err
+// demoCommand builds a small three-tenant knowledge graph and shows the
+// main read paths against it, in an embedded RocksDB store or in a
+// namespace of an etcd cluster.
+func demoCommand(fs *pflag.FlagSet) runner {
+	force := fs.Bool("force", false, "use a store the demo did not create (its demo tenants are wiped)")
+	return func(in *invocation) (err error) {
+		return demo(in, *force)
 	}
-	if flags.NArg() != 0 {
-		return usagef("demo: unexpected argument %q (%s)", flags.Arg(0), demoUsage)
-	}
+}
 
-	eng, store, state, closeStore, err := openDemoStore(flags, *dataDir, *endpoints, *force, stderr)
+// demo runs the demo.
+func demo(in *invocation, force bool) (err error) {
+	stdout := in.stdout
+	eng, store, state, closeStore, err := openDemoStore(in, force)
 	if err != nil {
 		return err
 	}
@@ -123,8 +122,6 @@ func demo(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	return nil
 }
-
-const demoUsage = "usage: telha demo [-data DIR] [-force] | telha demo -etcd ENDPOINTS"
 
 // dataDirState is what the demo finds in its data directory.
 type dataDirState int

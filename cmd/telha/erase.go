@@ -2,81 +2,172 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/spf13/pflag"
 
 	"telha.dev/lifecycle"
 )
 
-const (
-	tenantEraseUsage  = "usage: telha tenant erase -data DIR -scope TENANT:ORG|NAME"
-	tenantVerifyUsage = "usage: telha tenant verify -data DIR -scope TENANT:ORG|NAME"
-	entityEraseUsage  = "usage: telha entity erase -data DIR -scope TENANT:ORG|NAME -id UUID"
-)
-
-// scopeFlags are the flags every erasure command shares: the store and
-// the tenant.
-type scopeFlags struct {
-	fs    *flag.FlagSet
-	data  *string
-	scope *string
-}
-
-func newScopeFlags(name string) scopeFlags {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	return scopeFlags{
-		fs:    fs,
-		data:  fs.String("data", "", "directory of the RocksDB store"),
-		scope: fs.String("scope", "", "the tenant: TENANT:ORG (two UUIDs) or its display name"),
+// tenantErase erases a tenant physically (lifecycle.EraseTenant), after
+// the checks and the confirmation of destroy.go.
+func tenantErase(fs *pflag.FlagSet) runner {
+	d := defineDestruction(fs)
+	return func(in *invocation) (err error) {
+		if err := d.check(in); err != nil {
+			return err
+		}
+		s, err := in.open(false)
+		if err != nil {
+			return err
+		}
+		defer func() { err = s.close(err) }()
+		t, desc, err := d.tenant(in, s)
+		if err != nil {
+			return err
+		}
+		scope := lifecycle.FormatScope(t.Scope)
+		if d.dryRun || !d.yes {
+			plan, err := lifecycle.PlanTenantErasure(s.Engine, t.Scope)
+			if err != nil {
+				return fmt.Errorf("tenant erase: %w", err)
+			}
+			if d.dryRun {
+				return in.printErasure(erasureOf("tenant", scope, "", plan))
+			}
+			rows, n := plan.Rows()
+			if err := d.confirm(in, t, fmt.Sprintf("erase tenant %s: %d rows, %d bytes", scope, rows, n)); err != nil {
+				return err
+			}
+		}
+		if in.format != "json" {
+			fmt.Fprintf(in.stdout, "erasing tenant %s (%s)\n", scope, desc)
+		}
+		progress, end := in.stepProgress()
+		er, err := lifecycle.EraseTenant(s.Engine, t.Scope, lifecycle.EraseOptions{Progress: progress})
+		end()
+		if err != nil {
+			return err
+		}
+		if err := in.printErasure(erasureDone("tenant", scope, "", er)); err != nil {
+			return err
+		}
+		return pendingOf("tenant erase", er)
 	}
 }
 
-// parse parses args and checks that -data and -scope are set.
-func (f scopeFlags) parse(args []string, usage string, stdout io.Writer) error {
-	if err := parseFlags(f.fs, args, usage, stdout); err != nil {
-		return err
+// entityErase erases one entity of a tenant physically
+// (lifecycle.EraseEntity), after the checks and the confirmation of
+// destroy.go.
+func entityErase(fs *pflag.FlagSet) runner {
+	d := defineDestruction(fs)
+	id := fs.String("id", "", "the entity's id (a UUID)")
+	return func(in *invocation) (err error) {
+		entity, perr := uuid.Parse(*id)
+		switch {
+		case *id == "":
+			return in.usagef("missing -id UUID")
+		case perr != nil || entity == uuid.Nil:
+			return in.usagef("-id %q is not a non-nil UUID; want the entity's id, as telha debug keys lists it", *id)
+		}
+		if err := d.check(in); err != nil {
+			return err
+		}
+		s, err := in.open(false)
+		if err != nil {
+			return err
+		}
+		defer func() { err = s.close(err) }()
+		t, _, err := d.tenant(in, s)
+		if err != nil {
+			return err
+		}
+		scope := lifecycle.FormatScope(t.Scope)
+		if d.dryRun || !d.yes {
+			plan, err := lifecycle.PlanEntityErasure(s.Engine, t.Scope, entity)
+			if err != nil {
+				return err
+			}
+			if d.dryRun {
+				return in.printErasure(erasureOf("entity", scope, entity.String(), plan))
+			}
+			rows, n := plan.Rows()
+			if err := d.confirm(in, t, fmt.Sprintf("erase entity %s of tenant %s: %d rows, %d bytes", entity, scope, rows, n)); err != nil {
+				return err
+			}
+		}
+		progress, end := in.stepProgress()
+		er, err := lifecycle.EraseEntity(s.Engine, t.Scope, entity, lifecycle.EraseOptions{Progress: progress})
+		end()
+		if err != nil {
+			return err
+		}
+		if err := in.printErasure(erasureDone("entity", scope, entity.String(), er)); err != nil {
+			return err
+		}
+		return pendingOf("entity erase", er)
 	}
-	switch {
-	case f.fs.NArg() != 0:
-		return usagef("%s: unexpected argument %q (%s)", f.fs.Name(), f.fs.Arg(0), usage)
-	case *f.data == "":
-		return usagef("%s: missing -data DIR (%s)", f.fs.Name(), usage)
-	case *f.scope == "":
-		return usagef("%s: missing -scope TENANT:ORG (%s)", f.fs.Name(), usage)
-	}
-	return nil
 }
 
-// tenantErase erases a tenant physically (lifecycle.EraseTenant).
-func tenantErase(args []string, stdout, stderr io.Writer) (err error) {
-	f := newScopeFlags("tenant erase")
-	if err := f.parse(args, tenantEraseUsage, stdout); err != nil {
-		return err
+// erasureOf is the report of a dry run.
+func erasureOf(kind, scope, entity string, plan lifecycle.Plan) erasureReport {
+	fams, rows, n := familyRows(plan.Families)
+	return erasureReport{Kind: kind, Scope: scope, Entity: entity, DryRun: true, Families: fams, Rows: rows, Bytes: n}
+}
+
+// erasureDone is the report of an erasure done.
+func erasureDone(kind, scope, entity string, er lifecycle.Erasure) erasureReport {
+	fams, rows, n := familyRows(deletedPerFamily(er))
+	r := erasureReport{Kind: kind, Scope: scope, Entity: entity, Families: fams, Rows: rows, Bytes: n,
+		Ledger: er.Entry.ID.String(), Pending: er.Entry.Pending}
+	if !er.Entry.Verified.IsZero() {
+		v := er.Entry.Verified.UTC()
+		r.Verified = &v
 	}
-	s, err := openStore("tenant erase", *f.data, false, stderr)
-	if err != nil {
-		return err
+	return r
+}
+
+// deletedPerFamily sums the deletions of an erasure's ledger entry per
+// family, in family order, leaving out families with no row.
+func deletedPerFamily(er lifecycle.Erasure) []lifecycle.FamilyCount {
+	var out []lifecycle.FamilyCount
+	for _, d := range er.Entry.Deletions {
+		if d.Rows == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Family == d.Family {
+			out[n-1].Rows += d.Rows
+			out[n-1].Bytes += d.Bytes
+			continue
+		}
+		out = append(out, lifecycle.FamilyCount{Family: d.Family, Rows: d.Rows, Bytes: d.Bytes})
 	}
-	defer func() { err = s.close(err) }()
-	t, name, err := resolveTenant("tenant erase", s, *f.scope)
-	if err != nil {
-		return err
-	}
-	scope := t.Scope
-	fmt.Fprintf(stdout, "erasing tenant %s (%s)\n", lifecycle.FormatScope(scope), name)
-	er, err := lifecycle.EraseTenant(s, scope, lifecycle.EraseOptions{Progress: progressTo("tenant erase", stderr)})
-	if err != nil {
-		return err
-	}
-	rows, n := er.Entry.Rows()
-	if _, err := fmt.Fprintf(stdout, "erased tenant %s: %d rows, %d bytes; verified %s; ledger entry %s\n",
-		lifecycle.FormatScope(scope), rows, n, er.Entry.Verified.Format("2006-01-02T15:04:05Z"), er.Entry.ID); err != nil {
-		return err
-	}
-	return pendingOf("tenant erase", er)
+	return out
+}
+
+// printErasure prints an erasure's report: one line of what was done (or,
+// in a dry run, would be), then the rows per family.
+func (in *invocation) printErasure(r erasureReport) error {
+	return in.print(r, func(w io.Writer) error {
+		what := "tenant " + r.Scope
+		if r.Kind == "entity" {
+			what = fmt.Sprintf("entity %s of tenant %s", r.Entity, r.Scope)
+		}
+		if r.DryRun {
+			fmt.Fprintf(w, "dry run: erasing %s would delete %d rows, %d bytes; nothing was changed\n", what, r.Rows, r.Bytes)
+		} else {
+			verified := ""
+			if r.Verified != nil {
+				verified = " " + r.Verified.Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "erased %s: %d rows, %d bytes; verified%s; ledger entry %s\n", what, r.Rows, r.Bytes, verified, r.Ledger)
+		}
+		printFamilies(w, r.Families)
+		return nil
+	})
 }
 
 // errRowsRemain is the failure of a verification that counted rows.
@@ -84,80 +175,41 @@ var errRowsRemain = errors.New("rows remain")
 
 // tenantVerify prints the rows of a tenant per family; it fails unless
 // every count is zero.
-func tenantVerify(args []string, stdout, stderr io.Writer) (err error) {
-	f := newScopeFlags("tenant verify")
-	if err := f.parse(args, tenantVerifyUsage, stdout); err != nil {
-		return err
+func tenantVerify(*pflag.FlagSet) runner {
+	return func(in *invocation) (err error) {
+		s, err := in.open(false)
+		if err != nil {
+			return err
+		}
+		defer func() { err = s.close(err) }()
+		t, known, err := lifecycle.Lookup(s.Engine, in.scope)
+		if err != nil {
+			return fmt.Errorf("tenant verify: %w", err)
+		}
+		desc := describeState(t, known)
+		counts, err := lifecycle.Verify(s.Engine, t.Scope)
+		if err != nil {
+			return err
+		}
+		fams, rows, n := familyRows(counts)
+		r := familyReport{Scope: lifecycle.FormatScope(t.Scope), Name: t.Name, State: "unregistered", Families: fams, Rows: rows, Bytes: n}
+		if known {
+			r.State = t.State.String()
+		}
+		err = in.print(r, func(w io.Writer) error {
+			fmt.Fprintf(w, "tenant %s (%s)\n", r.Scope, desc)
+			printFamilies(w, r.Families)
+			if rows == 0 {
+				fmt.Fprintln(w, "no row remains")
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if rows != 0 {
+			return fmt.Errorf("tenant verify %s: %d rows (%d bytes) remain: %w", r.Scope, rows, n, errRowsRemain)
+		}
+		return nil
 	}
-	s, err := openStore("tenant verify", *f.data, false, stderr)
-	if err != nil {
-		return err
-	}
-	defer func() { err = s.close(err) }()
-	t, name, err := resolveTenant("tenant verify", s, *f.scope)
-	if err != nil {
-		return err
-	}
-	scope := t.Scope
-	counts, err := lifecycle.Verify(s, scope)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "tenant %s (%s)\n", lifecycle.FormatScope(scope), name)
-	var rows, n uint64
-	for _, c := range counts {
-		fmt.Fprintf(stdout, "%-17s %10d rows %14d bytes\n", c.Family, c.Rows, c.Bytes)
-		rows += c.Rows
-		n += c.Bytes
-	}
-	if rows != 0 {
-		return fmt.Errorf("tenant verify %s: %d rows (%d bytes) remain: %w", lifecycle.FormatScope(scope), rows, n, errRowsRemain)
-	}
-	_, err = fmt.Fprintln(stdout, "no row remains")
-	return err
-}
-
-// entityErase erases one entity of a tenant physically
-// (lifecycle.EraseEntity).
-func entityErase(args []string, stdout, stderr io.Writer) (err error) {
-	f := newScopeFlags("entity erase")
-	id := f.fs.String("id", "", "the entity's id (a UUID)")
-	if err := f.parse(args, entityEraseUsage, stdout); err != nil {
-		return err
-	}
-	entity, perr := uuid.Parse(*id)
-	switch {
-	case *id == "":
-		return usagef("entity erase: missing -id UUID (%s)", entityEraseUsage)
-	case perr != nil || entity == uuid.Nil:
-		return usagef("entity erase: -id %q is not a non-nil UUID", *id)
-	}
-	s, err := openStore("entity erase", *f.data, false, stderr)
-	if err != nil {
-		return err
-	}
-	defer func() { err = s.close(err) }()
-	t, _, err := resolveTenant("entity erase", s, *f.scope)
-	if err != nil {
-		return err
-	}
-	scope := t.Scope
-	er, err := lifecycle.EraseEntity(s, scope, entity, lifecycle.EraseOptions{Progress: progressTo("entity erase", stderr)})
-	if err != nil {
-		return err
-	}
-	rows, n := er.Entry.Rows()
-	if _, err := fmt.Fprintf(stdout, "erased entity %s of tenant %s: %d rows, %d bytes; verified; ledger entry %s\n",
-		entity, lifecycle.FormatScope(scope), rows, n, er.Entry.ID); err != nil {
-		return err
-	}
-	return pendingOf("entity erase", er)
-}
-
-// entity runs `telha entity SUBCOMMAND`.
-func entity(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "erase" {
-		return usagef("entity: want the subcommand erase (%s)", entityEraseUsage)
-	}
-	return entityErase(args[1:], stdout, stderr)
 }

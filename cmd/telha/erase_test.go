@@ -79,7 +79,7 @@ func TestEraseCommands(t *testing.T) {
 	}{
 		{[]string{"tenant", "verify", "-data", dir, "-scope", gone}, exitError, "node_versions             50 rows"},
 		{[]string{"checkpoint", "-data", dir, "-to", ckpt}, exitOK, "checkpoint of"},
-		{[]string{"tenant", "erase", "-data", dir, "-scope", "gone"}, exitOK, "erased tenant " + gone},
+		{[]string{"tenant", "erase", "-yes", "-data", dir, "-scope", "gone"}, exitOK, "erased tenant " + gone},
 		{[]string{"tenant", "verify", "-data", dir, "-scope", gone}, exitOK, "no row remains"},
 		{[]string{"tenant", "verify", "-data", dir, "-scope", kept}, exitError, "kept"},
 		{[]string{"ledger", "export", "-data", dir, "-o", ledgerFile}, exitOK, "1 erasures written"},
@@ -104,11 +104,11 @@ func TestEraseCommands(t *testing.T) {
 
 func TestEntityEraseCommand(t *testing.T) {
 	dir, _, gone, node := erasureStore(t)
-	code, stdout, stderr := telha(t, "entity", "erase", "-data", dir, "-scope", gone, "-id", node.String())
+	code, stdout, stderr := telha(t, "entity", "erase", "-yes", "-data", dir, "-scope", gone, "-id", node.String())
 	if code != exitOK || !strings.Contains(stdout, "erased entity "+node.String()) {
 		t.Fatalf("entity erase: exit %d, %q, %q", code, stdout, stderr)
 	}
-	code, _, stderr = telha(t, "entity", "erase", "-data", dir, "-scope", gone, "-id", node.String())
+	code, _, stderr = telha(t, "entity", "erase", "-yes", "-data", dir, "-scope", gone, "-id", node.String())
 	if code != exitUsage || !strings.Contains(stderr, "no such entity") {
 		t.Errorf("entity erase again: exit %d, %q", code, stderr)
 	}
@@ -123,18 +123,18 @@ func TestEraseCommandsRefuseBadInput(t *testing.T) {
 	}{
 		{[]string{"tenant"}, "missing subcommand"},
 		{[]string{"tenant", "shred"}, `unknown subcommand "shred"`},
-		{[]string{"tenant", "erase", "-scope", gone}, "missing -data DIR"},
-		{[]string{"tenant", "erase", "-data", dir}, "missing -scope"},
-		{[]string{"tenant", "erase", "-data", dir, "-scope", gone, "extra"}, `unexpected argument "extra"`},
-		{[]string{"tenant", "erase", "-data", missing, "-scope", gone}, "no store at"},
-		{[]string{"tenant", "erase", "-data", dir, "-scope", "nobody"}, "unknown tenant"},
-		{[]string{"tenant", "erase", "-data", dir, "-scope", "not-a-uuid:x"}, "bad tenant scope"},
+		{[]string{"tenant", "erase", "-yes", "-scope", gone}, "missing -data DIR"},
+		{[]string{"tenant", "erase", "-yes", "-data", dir}, "missing -scope"},
+		{[]string{"tenant", "erase", "-yes", "-data", dir, "-scope", gone, "extra"}, `unexpected argument "extra"`},
+		{[]string{"tenant", "erase", "-yes", "-data", missing, "-scope", gone}, "no store at"},
+		{[]string{"tenant", "erase", "-yes", "-data", dir, "-scope", "nobody"}, "unknown tenant"},
+		{[]string{"tenant", "erase", "-yes", "-data", dir, "-scope", "not-a-uuid:x"}, "bad tenant scope"},
 		{[]string{"tenant", "verify", "-data", dir, "-scope", uuid.Nil.String() + ":" + uuid.New().String()}, "bad tenant scope"},
-		{[]string{"tenant", "erase", "-bogus"}, "flag provided but not defined"},
+		{[]string{"tenant", "erase", "-yes", "-bogus"}, "flag provided but not defined"},
 		{[]string{"entity"}, "want the subcommand erase"},
-		{[]string{"entity", "erase", "-data", dir, "-scope", gone}, "missing -id"},
-		{[]string{"entity", "erase", "-data", dir, "-scope", gone, "-id", "x"}, "not a non-nil UUID"},
-		{[]string{"entity", "erase", "-data", dir, "-scope", gone, "-id", uuid.Nil.String()}, "not a non-nil UUID"},
+		{[]string{"entity", "erase", "-yes", "-data", dir, "-scope", gone}, "missing -id"},
+		{[]string{"entity", "erase", "-yes", "-data", dir, "-scope", gone, "-id", "x"}, "not a non-nil UUID"},
+		{[]string{"entity", "erase", "-yes", "-data", dir, "-scope", gone, "-id", uuid.Nil.String()}, "not a non-nil UUID"},
 		{[]string{"checkpoint", "-data", dir}, "-data and -to are both required"},
 		{[]string{"checkpoint", "-data", dir, "-to", dir}, "exists"},
 		{[]string{"checkpoint", "-data", missing, "-to", filepath.Join(t.TempDir(), "c")}, "no store at"},
@@ -151,7 +151,7 @@ func TestEraseCommandsRefuseBadInput(t *testing.T) {
 			t.Errorf("telha %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(tt.args, " "), code, stderr, tt.wantStderr)
 		}
 	}
-	for _, args := range [][]string{{"tenant", "erase", "-h"}, {"tenant", "verify", "-h"}, {"entity", "erase", "-h"}, {"checkpoint", "-h"}, {"restore", "-h"}, {"ledger", "export", "-h"}} {
+	for _, args := range [][]string{{"tenant", "erase", "-yes", "-h"}, {"tenant", "verify", "-h"}, {"entity", "erase", "-yes", "-h"}, {"checkpoint", "-h"}, {"restore", "-h"}, {"ledger", "export", "-h"}} {
 		if code, stdout, _ := telha(t, args...); code != exitOK || !strings.Contains(stdout, "usage: telha") {
 			t.Errorf("telha %s: exit %d, stdout %q", strings.Join(args, " "), code, stdout)
 		}

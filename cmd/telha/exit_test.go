@@ -72,7 +72,7 @@ func TestExitStatus(t *testing.T) {
 	mustTelha(t, "checkpoint", "-data", dir, "-to", path("ckpt"))
 	mustTelha(t, "tenant", "export", "-data", dir, "-scope", "kept", "-o", path("kept.telha"))
 	id := strings.TrimSpace(mustTelha(t, "source", "put", "-data", dir, "-scope", "kept", doc))
-	mustTelha(t, "tenant", "erase", "-data", dir, "-scope", "gone")
+	mustTelha(t, "tenant", "erase", "-yes", "-data", dir, "-scope", "gone")
 	mustTelha(t, "ledger", "export", "-data", dir, "-o", path("ledger"))
 	forgeLedger(t, path("ledger"), path("forged"), kept)
 	damaged, err := os.ReadFile(path("ledger"))
@@ -82,7 +82,7 @@ func TestExitStatus(t *testing.T) {
 	damaged[len(damaged)/2] ^= 0x40
 	mustWrite(t, path("damaged"), string(damaged))
 	other, _, _, _ := erasureStore(t)
-	mustTelha(t, "tenant", "erase", "-data", other, "-scope", "gone")
+	mustTelha(t, "tenant", "erase", "-yes", "-data", other, "-scope", "gone")
 	held := path("held")
 	mustTelha(t, "tenant", "provision", "-data", held, "-scope", lifecycle.FormatScope(storagetest.TenantScope(t)), "-name", "held")
 	storagetest.OpenRocksDB(t, held) // held open by this process until the test ends
@@ -127,10 +127,10 @@ func TestExitStatus(t *testing.T) {
 		{"tenant verify: rows remain", []string{"tenant", "verify", "-data", dir, "-scope", kept}, exitError, ""},
 		{"tenant verify: none remain", []string{"tenant", "verify", "-data", dir, "-scope", gone}, exitOK, ""},
 		{"tenant verify: an unknown name", []string{"tenant", "verify", "-data", dir, "-scope", "nobody"}, exitUsage, ""},
-		{"tenant erase: an unknown name", []string{"tenant", "erase", "-data", dir, "-scope", "nobody"}, exitUsage, ""},
-		{"tenant erase: a store in use", []string{"tenant", "erase", "-data", held, "-scope", "held"}, exitError, ""},
-		{"entity erase: no such entity", []string{"entity", "erase", "-data", dir, "-scope", kept, "-id", uuid.NewString()}, exitUsage, ""},
-		{"entity erase: a node of an erased tenant", []string{"entity", "erase", "-data", dir, "-scope", gone, "-id", node.String()}, exitUsage, ""},
+		{"tenant erase: an unknown name", []string{"tenant", "erase", "-yes", "-data", dir, "-scope", "nobody"}, exitUsage, ""},
+		{"tenant erase: a store in use", []string{"tenant", "erase", "-yes", "-data", held, "-scope", "held"}, exitError, ""},
+		{"entity erase: no such entity", []string{"entity", "erase", "-yes", "-data", dir, "-scope", kept, "-id", uuid.NewString()}, exitUsage, ""},
+		{"entity erase: a node of an erased tenant", []string{"entity", "erase", "-yes", "-data", dir, "-scope", gone, "-id", node.String()}, exitUsage, ""},
 
 		{"source put", []string{"source", "put", "-data", dir, "-scope", "kept", doc}, exitOK, ""},
 		{"source put: an unknown name, a new store", []string{"source", "put", "-data", path("s1"), "-scope", "nobody", doc}, exitUsage, path("s1")},
@@ -139,8 +139,8 @@ func TestExitStatus(t *testing.T) {
 		{"source get", []string{"source", "get", "-data", dir, "-scope", "kept", "-id", id}, exitOK, ""},
 		{"source get: no such blob", []string{"source", "get", "-data", dir, "-scope", "kept", "-id", uuid.NewString()}, exitUsage, ""},
 		{"source facts", []string{"source", "facts", "-data", dir, "-scope", "kept", "-id", id}, exitOK, ""},
-		{"source redact: a bad range", []string{"source", "redact", "-data", dir, "-scope", "kept", "-id", id, "-range", "5:1"}, exitUsage, ""},
-		{"source delete: no such blob", []string{"source", "delete", "-data", dir, "-scope", "kept", "-id", uuid.NewString()}, exitUsage, ""},
+		{"source redact: a bad range", []string{"source", "redact", "-yes", "-data", dir, "-scope", "kept", "-id", id, "-range", "5:1"}, exitUsage, ""},
+		{"source delete: no such blob", []string{"source", "delete", "-yes", "-data", dir, "-scope", "kept", "-id", uuid.NewString()}, exitUsage, ""},
 
 		{"checkpoint", []string{"checkpoint", "-data", dir, "-to", path("c1")}, exitOK, ""},
 		{"checkpoint: -to inside the store", []string{"checkpoint", "-data", dir, "-to", filepath.Join(dir, "ckpt")}, exitUsage, filepath.Join(dir, "ckpt")},

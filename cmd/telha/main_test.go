@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"telha.dev/core/storage/etcd/etcdtest"
 )
 
 // cliChild is the first argument with which this test binary runs as the
@@ -37,7 +39,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(os.Args[2:], os.Stdout, stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(etcdtest.Run(m)) // m.Run, then the shared etcd cluster of TestEveryCommand stopped
 }
 
 // freezingWriter passes lines to w and blocks forever once it has passed

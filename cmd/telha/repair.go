@@ -1,47 +1,47 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/lifecycle"
 )
 
-const repairUsage = "usage: telha repair -data DIR"
-
-// repair makes a damaged store open again, dropping what cannot be read,
-// and says what it dropped and from where. Open refuses a damaged store;
-// running this is the operator's decision to accept the loss. A path that
-// holds no store of ours is bad input (exit 2); a store in use, or a repair
-// that fails, is an operational error (exit 1).
-func repair(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
+// repairCommand makes a damaged store open again, dropping what cannot be
+// read, and says what it dropped and from where. Open refuses a damaged
+// store; running this is the operator's decision to accept the loss. A
+// path that holds no store of ours is bad input (exit 2); a store in use,
+// or a repair that fails, is an operational error (exit 1). It works on a
+// RocksDB store's files, so it has -data of its own, not the store flags.
+func repairCommand(fs *pflag.FlagSet) runner {
 	dataDir := fs.String("data", "", "directory of the RocksDB store to repair")
-	if err := parseFlags(fs, args, repairUsage, stdout); err != nil {
-		return err
+	return func(in *invocation) error {
+		if *dataDir == "" {
+			return in.usagef("missing -data DIR")
+		}
+		return repair(in, *dataDir)
 	}
-	switch {
-	case fs.NArg() != 0:
-		return usagef("repair: unexpected argument %q (%s)", fs.Arg(0), repairUsage)
-	case *dataDir == "":
-		return usagef("repair: missing -data DIR (%s)", repairUsage)
-	}
-	if err := lifecycle.CheckOutsideCheckpoints(*dataDir); err != nil {
+}
+
+// repair repairs the store at dataDir, then opens it as every command does.
+func repair(in *invocation, dataDir string) error {
+	if err := lifecycle.CheckOutsideCheckpoints(dataDir); err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
-	rep, err := rocksdb.Repair(*dataDir)
+	rep, err := rocksdb.Repair(dataDir)
 	if err != nil {
 		return err // its errors say "repair" and the path
 	}
-	if _, err := io.WriteString(stdout, describeRepair(*dataDir, rep)); err != nil {
+	if _, err := io.WriteString(in.stdout, describeRepair(dataDir, rep)); err != nil {
 		return err
 	}
 	// The repaired store opens: finish what a crash interrupted in it, as
 	// every command does when it opens a store.
-	s, err := openStore("repair", *dataDir, false, stderr)
+	s, err := openStore("repair", dataDir, false, in.progressLines())
 	if err != nil {
 		return err
 	}

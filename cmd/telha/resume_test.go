@@ -105,16 +105,16 @@ type killOp struct {
 
 var killOps = []killOp{
 	{"tenant erase", func(f killFixture, d string) []string {
-		return []string{"tenant", "erase", "-data", d, "-scope", "gone"}
+		return []string{"tenant", "erase", "-yes", "-data", d, "-scope", "gone"}
 	}, tenantMarker},
 	{"entity erase", func(f killFixture, d string) []string {
-		return []string{"entity", "erase", "-data", d, "-scope", "gone", "-id", entityNode.String()}
+		return []string{"entity", "erase", "-yes", "-data", d, "-scope", "gone", "-id", entityNode.String()}
 	}, entityMarker},
 	{"source redact", func(f killFixture, d string) []string {
-		return []string{"source", "redact", "-data", d, "-scope", "gone", "-id", f.goneDoc, "-range", f.redactRange}
+		return []string{"source", "redact", "-yes", "-data", d, "-scope", "gone", "-id", f.goneDoc, "-range", f.redactRange}
 	}, redactMarker},
 	{"source delete", func(f killFixture, d string) []string {
-		return []string{"source", "delete", "-data", d, "-scope", "gone", "-id", f.goneDoc}
+		return []string{"source", "delete", "-yes", "-data", d, "-scope", "gone", "-id", f.goneDoc}
 	}, redactMarker},
 }
 
@@ -142,10 +142,10 @@ var nextCommands = []nextCommand{
 		return []string{"tenant", "verify", "-data", d, "-scope", f.gone}
 	}, []int{exitOK, exitError}},
 	{"tenant erase", func(f killFixture, d, _ string) []string {
-		return []string{"tenant", "erase", "-data", d, "-scope", "empty"}
+		return []string{"tenant", "erase", "-yes", "-data", d, "-scope", "empty"}
 	}, []int{exitOK}},
 	{"entity erase", func(f killFixture, d, _ string) []string {
-		return []string{"entity", "erase", "-data", d, "-scope", "kept", "-id", uuid.NewString()}
+		return []string{"entity", "erase", "-yes", "-data", d, "-scope", "kept", "-id", uuid.NewString()}
 	}, []int{exitUsage}}, // no such entity: refused, after the store was resumed
 	{"source put", func(f killFixture, d, _ string) []string {
 		return []string{"source", "put", "-data", d, "-scope", "kept", f.newDoc}
@@ -157,10 +157,10 @@ var nextCommands = []nextCommand{
 		return []string{"source", "facts", "-data", d, "-scope", "kept", "-id", f.keptDoc}
 	}, []int{exitOK}},
 	{"source redact", func(f killFixture, d, _ string) []string {
-		return []string{"source", "redact", "-data", d, "-scope", "kept", "-id", f.keptDoc, "-range", "0:5"}
+		return []string{"source", "redact", "-yes", "-data", d, "-scope", "kept", "-id", f.keptDoc, "-range", "0:5"}
 	}, []int{exitOK}},
 	{"source delete", func(f killFixture, d, _ string) []string {
-		return []string{"source", "delete", "-data", d, "-scope", "kept", "-id", f.keptDoc}
+		return []string{"source", "delete", "-yes", "-data", d, "-scope", "kept", "-id", f.keptDoc}
 	}, []int{exitOK}},
 	{"checkpoint", func(f killFixture, d, o string) []string { return []string{"checkpoint", "-data", d, "-to", o} }, []int{exitOK}},
 	{"ledger export", func(f killFixture, d, o string) []string { return []string{"ledger", "export", "-data", d, "-o", o} }, []int{exitOK}},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,173 +11,151 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/spf13/pflag"
 
 	"telha.dev/core/storage"
 	"telha.dev/lifecycle"
 	"telha.dev/sources"
 )
 
-const sourceUsage = `usage:
-  telha source put -data DIR -scope TENANT:ORG|NAME FILE      ingest FILE (canonical text: valid UTF-8); prints its blob id
-  telha source get -data DIR -scope TENANT:ORG|NAME -id ID    print the text of blob ID
-  telha source facts -data DIR -scope TENANT:ORG|NAME -id ID  list the passages of blob ID and the facts asserted from them
-  telha source redact -data DIR -scope TENANT:ORG|NAME -id ID -range START:END [-range START:END ...] [-erase-facts]
-                                                              take the bytes [START, END) of the original text out for good
-  telha source delete -data DIR -scope TENANT:ORG|NAME -id ID [-erase-facts]
-                                                              delete blob ID for good; its text is refused from then on`
-
-// sourceUsages are the one-line usages of the subcommands.
-var sourceUsages = map[string]string{
-	"put":    "telha source put -data DIR -scope TENANT:ORG|NAME FILE",
-	"get":    "telha source get -data DIR -scope TENANT:ORG|NAME -id ID",
-	"facts":  "telha source facts -data DIR -scope TENANT:ORG|NAME -id ID",
-	"redact": "telha source redact -data DIR -scope TENANT:ORG|NAME -id ID -range START:END [-range START:END ...] [-erase-facts]",
-	"delete": "telha source delete -data DIR -scope TENANT:ORG|NAME -id ID [-erase-facts]",
-}
-
-// sourceCommand runs `telha source put|get|facts|redact|delete`.
-func sourceCommand(args []string, stdout, stderr io.Writer) (err error) {
-	if len(args) == 0 {
-		return usagef("source: missing subcommand; %s", oneLine(sourceUsage))
-	}
-	sub, args := args[0], args[1:]
-	flags := flag.NewFlagSet("source "+sub, flag.ContinueOnError)
-	dataDir := flags.String("data", "", "directory of the embedded RocksDB store")
-	scopeArg := flags.String("scope", "", "the tenant: TENANT:ORG (two UUIDs), or a registered tenant's name")
-	idArg := flags.String("id", "", "the blob id (get, facts, redact, delete)")
-	var ranges rangeFlags
-	flags.Var(&ranges, "range", "redact: the bytes START:END of the original text (repeatable)")
-	eraseFacts := flags.Bool("erase-facts", false, "redact, delete: also erase every node and edge asserted from the bytes taken out (telha entity erase)")
-	switch sub {
-	case "put", "get", "facts", "redact", "delete":
-	case "-h", "-help", "--help", "help":
-		_, err := fmt.Fprintln(stdout, sourceUsage)
-		return err
-	default:
-		return usagef("source: unknown subcommand %q; %s", sub, oneLine(sourceUsage))
-	}
-	if err := parseFlags(flags, args, "usage: "+sourceUsages[sub], stdout); err != nil {
-		return err
-	}
-	if *scopeArg == "" {
-		return usagef("source %s: missing -scope TENANT:ORG|NAME", sub)
-	}
-	if *dataDir == "" {
-		return usagef("source %s: missing -data DIR", sub)
-	}
-	var file *os.File
-	var id uuid.UUID
-	if sub == "put" {
-		if flags.NArg() != 1 || *idArg != "" {
-			return usagef("source put: want one FILE and no -id (usage: %s)", sourceUsages[sub])
-		}
-		if file, err = openInput("source put", flags.Arg(0)); err != nil {
+// sourcePut ingests FILE (sources.Store.Ingest) and prints its blob id.
+func sourcePut(*pflag.FlagSet) runner {
+	return func(in *invocation) (err error) {
+		file, err := openInput("source put", in.args[0])
+		if err != nil {
 			return err
 		}
 		defer file.Close()
-	} else {
-		if flags.NArg() != 0 {
-			return usagef("source %s: unexpected argument %q", sub, flags.Arg(0))
+		if !strings.Contains(in.scope, ":") && !in.loc.etcd() {
+			// A name resolves only in an existing store's registry: refused
+			// before a store would be created for nothing.
+			if _, err := os.Stat(in.loc.dir); errors.Is(err, fs.ErrNotExist) {
+				return usagef("source put: no tenant named %q: there is no store at %s", in.scope, in.loc.dir)
+			}
 		}
-		if id, err = uuid.Parse(*idArg); err != nil {
-			return usagef("source %s: -id: %q is not a blob id: %v", sub, *idArg, err)
+		st, scope, err := in.openSource(true)
+		if err != nil {
+			return err
 		}
-	}
-	switch {
-	case sub == "redact" && len(ranges) == 0:
-		return usagef("source redact: missing -range START:END (usage: %s)", sourceUsages[sub])
-	case sub != "redact" && len(ranges) > 0:
-		return usagef("source %s: -range is for source redact", sub)
-	case *eraseFacts && sub != "redact" && sub != "delete":
-		return usagef("source %s: -erase-facts is for source redact and delete", sub)
-	}
-	if sub == "put" && !strings.Contains(*scopeArg, ":") {
-		// A name resolves only in an existing store's registry: refused
-		// before a store would be created for nothing.
-		if _, err := os.Stat(*dataDir); errors.Is(err, fs.ErrNotExist) {
-			return usagef("source put: no tenant named %q: there is no store at %s", *scopeArg, *dataDir)
+		defer func() { err = st.close(err) }()
+		src, end := in.meter(file)
+		b, _, err := sources.Open(st.Engine, sources.Options{}).Ingest(scope, src)
+		end()
+		if err != nil {
+			return fmt.Errorf("source put %s: %w", file.Name(), err)
 		}
-	}
-	st, err := openStore("source "+sub, *dataDir, sub == "put", stderr)
-	if err != nil {
+		_, err = fmt.Fprintln(in.stdout, b.ID)
 		return err
 	}
-	defer func() { err = st.close(err) }()
-	scope, err := sourceScope(sub, st, *scopeArg)
+}
+
+// blobFlag defines -id, a blob id, on fs; the function returned parses
+// it.
+func blobFlag(fs *pflag.FlagSet) func(in *invocation) (uuid.UUID, error) {
+	id := fs.String("id", "", "the blob id (as telha source put printed it)")
+	return func(in *invocation) (uuid.UUID, error) {
+		if *id == "" {
+			return uuid.Nil, in.usagef("missing -id ID: an empty id is not a blob id; give -id with the UUID telha source put printed")
+		}
+		b, err := uuid.Parse(*id)
+		if err != nil || b == uuid.Nil {
+			return uuid.Nil, in.usagef("-id %q is not a blob id; want the UUID telha source put printed", *id)
+		}
+		return b, nil
+	}
+}
+
+// openSource opens the store and resolves -scope for a source command.
+func (in *invocation) openSource(create bool) (st *store, scope storage.TenantScope, err error) {
+	st, err = in.open(create)
 	if err != nil {
-		return err
+		return nil, scope, err
 	}
-	s := sources.Open(st, sources.Options{})
-	switch sub {
-	case "put":
-		return sourcePut(s, scope, file, stdout)
-	case "get":
-		return sourceGet(s, scope, id, stdout)
-	case "facts":
-		return sourceFacts(s, scope, id, stdout)
+	scope, err = sourceScope(in.name(), st, in.scope)
+	if err != nil {
+		return nil, scope, st.close(err)
 	}
-	return sourceRedact(sub, st, scope, id, ranges, *eraseFacts, stdout, stderr)
+	return st, scope, nil
+}
+
+// sourceGet streams the text of blob -id to stdout.
+func sourceGet(fs *pflag.FlagSet) runner {
+	blob := blobFlag(fs)
+	return func(in *invocation) (err error) {
+		id, err := blob(in)
+		if err != nil {
+			return err
+		}
+		st, scope, err := in.openSource(false)
+		if err != nil {
+			return err
+		}
+		defer func() { err = st.close(err) }()
+		r, err := sources.Open(st.Engine, sources.Options{}).Open(scope, id)
+		if err != nil {
+			return fmt.Errorf("source get: %w in tenant %s", err, lifecycle.FormatScope(scope))
+		}
+		_, err = io.Copy(in.stdout, r)
+		return errors.Join(err, r.Close())
+	}
+}
+
+// sourceFacts prints, for each passage of blob -id in document order, the
+// facts asserted from it: one line per fact.
+func sourceFacts(fs *pflag.FlagSet) runner {
+	blob := blobFlag(fs)
+	return func(in *invocation) (err error) {
+		id, err := blob(in)
+		if err != nil {
+			return err
+		}
+		st, scope, err := in.openSource(false)
+		if err != nil {
+			return err
+		}
+		defer func() { err = st.close(err) }()
+		s := sources.Open(st.Engine, sources.Options{})
+		if _, err := s.Stat(scope, id); err != nil {
+			return fmt.Errorf("source facts: %w in tenant %s", err, lifecycle.FormatScope(scope))
+		}
+		passages, err := s.Facts(scope, id, 0, math.MaxUint64)
+		if err != nil {
+			return fmt.Errorf("source facts: %w", err)
+		}
+		rows := []factRow{}
+		for _, p := range passages {
+			text, err := s.ReadRange(scope, id, int64(p.Span.Start), int64(p.Span.End))
+			if err != nil {
+				return fmt.Errorf("source facts: %w", err)
+			}
+			for _, f := range p.Facts {
+				rows = append(rows, factRow{Start: p.Span.Start, End: p.Span.End, Text: excerpt(text), Fact: f.String()})
+			}
+		}
+		return in.print(rows, func(w io.Writer) error {
+			for _, r := range rows {
+				fmt.Fprintf(w, "[%d:%d] %q -> %s\n", r.Start, r.End, r.Text, r.Fact)
+			}
+			if len(rows) == 0 {
+				fmt.Fprintf(w, "no facts recorded from blob %s\n", id)
+			}
+			return nil
+		})
+	}
 }
 
 // sourceScope resolves -scope (TENANT:ORG, or a registered tenant's name)
 // to a tenant that is not being erased: documents written into a tenant
 // under erasure would outlive it.
-func sourceScope(sub string, r storage.Reader, arg string) (storage.TenantScope, error) {
+func sourceScope(cmd string, r storage.Reader, arg string) (storage.TenantScope, error) {
 	t, known, err := lifecycle.Lookup(r, arg)
 	if err != nil {
-		return t.Scope, fmt.Errorf("source %s: %w", sub, err)
+		return t.Scope, fmt.Errorf("%s: %w", cmd, err)
 	}
 	if known && t.State != lifecycle.Active {
-		return t.Scope, usagef("source %s: tenant %s is %s", sub, arg, t.State)
+		return t.Scope, usagef("%s: tenant %s is %s", cmd, arg, t.State)
 	}
 	return t.Scope, nil
-}
-
-// sourcePut ingests file (opened by openInput) and prints its blob id.
-func sourcePut(s *sources.Store, scope storage.TenantScope, file *os.File, stdout io.Writer) error {
-	b, _, err := s.Ingest(scope, file)
-	if err != nil {
-		return fmt.Errorf("source put %s: %w", file.Name(), err)
-	}
-	_, err = fmt.Fprintln(stdout, b.ID)
-	return err
-}
-
-// sourceGet streams the text of blob id to stdout.
-func sourceGet(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
-	r, err := s.Open(scope, id)
-	if err != nil {
-		return fmt.Errorf("source get: %w in tenant %s", err, scope)
-	}
-	_, err = io.Copy(stdout, r)
-	return errors.Join(err, r.Close())
-}
-
-// sourceFacts prints, for each passage of blob id in document order, the
-// facts asserted from it: one line per fact.
-func sourceFacts(s *sources.Store, scope storage.TenantScope, id uuid.UUID, stdout io.Writer) error {
-	if _, err := s.Stat(scope, id); err != nil {
-		return fmt.Errorf("source facts: %w in tenant %s", err, scope)
-	}
-	passages, err := s.Facts(scope, id, 0, math.MaxUint64)
-	if err != nil {
-		return fmt.Errorf("source facts: %w", err)
-	}
-	for _, p := range passages {
-		text, err := s.ReadRange(scope, id, int64(p.Span.Start), int64(p.Span.End))
-		if err != nil {
-			return fmt.Errorf("source facts: %w", err)
-		}
-		for _, f := range p.Facts {
-			if _, err := fmt.Fprintf(stdout, "[%d:%d] %q -> %s\n", p.Span.Start, p.Span.End, excerpt(text), f); err != nil {
-				return err
-			}
-		}
-	}
-	if len(passages) == 0 {
-		_, err = fmt.Fprintf(stdout, "no facts recorded from blob %s\n", id)
-	}
-	return err
 }
 
 // excerpt shortens a passage for one line: at most 60 bytes, cut at a

@@ -59,20 +59,20 @@ func TestSourceRedactCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no range", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id}, "missing -range"},
-		{"one offset", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, "-range", "5"}, "is not START:END"},
-		{"not numbers", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, "-range", "a:b"}, "is not START:END"},
-		{"negative", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, "-range", "-1:4"}, "is not START:END"},
-		{"inverted", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, "-range", "9:3"}, "bad redaction range"},
-		{"empty", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, "-range", "3:3"}, "bad redaction range"},
-		{"past the end", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, "-range", "0:" + strconv.Itoa(len(text)+1)}, "bad redaction range"},
-		{"inside a character", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, "-range", strconv.Itoa(strings.Index(text, "é")+1) + ":" + strconv.Itoa(start)}, "bad redaction range"},
-		{"unknown blob", []string{"source", "redact", "-data", data, "-scope", scope, "-id", uuid.NewString(), rng}, "no such blob"},
-		{"another tenant's blob", []string{"source", "delete", "-data", data, "-scope", lifecycle.FormatScope(storagetest.TenantScope(t)), "-id", id}, "no such blob"},
-		{"a range to delete", []string{"source", "delete", "-data", data, "-scope", scope, "-id", id, rng}, "-range is for source redact"},
+		{"no range", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id}, "missing -range"},
+		{"one offset", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-range", "5"}, "is not START:END"},
+		{"not numbers", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-range", "a:b"}, "is not START:END"},
+		{"negative", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-range", "-1:4"}, "is not START:END"},
+		{"inverted", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-range", "9:3"}, "bad redaction range"},
+		{"empty", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-range", "3:3"}, "bad redaction range"},
+		{"past the end", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-range", "0:" + strconv.Itoa(len(text)+1)}, "bad redaction range"},
+		{"inside a character", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-range", strconv.Itoa(strings.Index(text, "é")+1) + ":" + strconv.Itoa(start)}, "bad redaction range"},
+		{"unknown blob", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", uuid.NewString(), rng}, "no such blob"},
+		{"another tenant's blob", []string{"source", "delete", "-yes", "-unregistered", "-data", data, "-scope", lifecycle.FormatScope(storagetest.TenantScope(t)), "-id", id}, "no such blob"},
+		{"a range to delete", []string{"source", "delete", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, rng}, "-range is for source redact"},
 		{"a range to put", []string{"source", "put", "-data", data, "-scope", scope, rng, doc}, "-range is for source redact"},
 		{"erase-facts to get", []string{"source", "get", "-data", data, "-scope", scope, "-id", id, "-erase-facts"}, "-erase-facts is for"},
-		{"no id", []string{"source", "delete", "-data", data, "-scope", scope}, "is not a blob id"},
+		{"no id", []string{"source", "delete", "-yes", "-unregistered", "-data", data, "-scope", scope}, "is not a blob id"},
 	} {
 		code, out, errOut := telha(t, tt.args...)
 		if code != exitUsage || out != "" || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
@@ -80,7 +80,7 @@ func TestSourceRedactCommand(t *testing.T) {
 		}
 	}
 
-	out := mustTelha(t, "source", "redact", "-data", data, "-scope", scope, "-id", id, rng)
+	out := mustTelha(t, "source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, rng)
 	if !strings.Contains(out, "redacted [["+strconv.Itoa(start)+":"+strconv.Itoa(end)+"]] from blob "+id) || !strings.Contains(out, node.String()) {
 		t.Errorf("redact printed %q; want the range and the node asserted from it", out)
 	}
@@ -101,7 +101,7 @@ func TestSourceRedactCommand(t *testing.T) {
 		want string
 	}{
 		{"put the original", []string{"source", "put", "-data", data, "-scope", scope, doc}, "blocklisted"},
-		{"redact the same range", []string{"source", "redact", "-data", data, "-scope", scope, "-id", id, rng}, "redacted already"},
+		{"redact the same range", []string{"source", "redact", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, rng}, "redacted already"},
 	} {
 		code, out, errOut := telha(t, tt.args...)
 		if code != exitUsage || out != "" || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
@@ -109,7 +109,7 @@ func TestSourceRedactCommand(t *testing.T) {
 		}
 	}
 
-	out = mustTelha(t, "source", "delete", "-data", data, "-scope", scope, "-id", id, "-erase-facts")
+	out = mustTelha(t, "source", "delete", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id, "-erase-facts")
 	if !strings.Contains(out, "deleted blob "+id) || !strings.Contains(out, "erased node "+node.String()) ||
 		!strings.Contains(out, "erased edge "+edge.String()) {
 		t.Errorf("delete printed %q", out)
@@ -119,7 +119,7 @@ func TestSourceRedactCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"delete again", []string{"source", "delete", "-data", data, "-scope", scope, "-id", id}, "blob deleted"},
+		{"delete again", []string{"source", "delete", "-yes", "-unregistered", "-data", data, "-scope", scope, "-id", id}, "blob deleted"},
 		{"get", []string{"source", "get", "-data", data, "-scope", scope, "-id", id}, "blob deleted"},
 		{"put the original", []string{"source", "put", "-data", data, "-scope", scope, doc}, "blocklisted"},
 		{"put the redacted text", []string{"source", "put", "-data", data, "-scope", scope, redactedDoc}, "blocklisted"},

@@ -82,7 +82,7 @@ func TestSourceCommands(t *testing.T) {
 	}
 
 	// An erased tenant takes no document, and has none.
-	if code, _, errOut := call("tenant", "erase", "-data", data, "-scope", "acme"); code != exitOK {
+	if code, _, errOut := call("tenant", "erase", "-yes", "-data", data, "-scope", "acme"); code != exitOK {
 		t.Fatalf("tenant erase: %d, %q", code, errOut)
 	}
 	for _, args := range [][]string{

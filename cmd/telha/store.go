@@ -10,32 +10,176 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/etcd"
+	"telha.dev/core/storage/etcd/cluster"
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/lifecycle"
 )
 
-// Every command that uses the RocksDB store at -data opens it here, and
-// only here: the path is checked before anything is created; the store is
-// opened, or created where the command may create one (tenant provision,
-// source put); and lifecycle.Resume runs before the command reads or
-// writes anything, so that every command, reads included, first finishes
-// the erasures and redactions a crash interrupted and undoes the imports
-// it cut short. A store the command created is removed again if the
-// command fails: a refused command leaves nothing behind.
+// Every command that uses a store opens it here, and only here: the
+// store flags (STORE: -data DIR, or -etcd ENDPOINTS with -namespace, or
+// the environment) are one kit that every command of the table shares;
+// the path of a RocksDB store is checked before anything is created; the
+// store is opened, or created where the command may create one (tenant
+// provision, source put); open errors are classified once, here; and
+// lifecycle.Resume runs before the command reads or writes anything, so
+// that every command, reads included, first finishes the erasures and
+// redactions a crash interrupted and undoes the imports it cut short. A
+// RocksDB store the command created is removed again if the command fails:
+// a refused command leaves nothing behind.
 
-// store is the RocksDB store a command opened at -data.
+// storeUse says whether a command takes the store flags, and which.
+type storeUse int
+
+const (
+	storeNone storeUse = iota // no store flags
+	storeAny                  // RocksDB or etcd
+	storeDemo                 // RocksDB (default ./telha-data) or etcd (default namespace telha-demo/)
+)
+
+// The environment variables that stand in for a store flag not given.
+const (
+	envData      = "TELHA_DATA"
+	envEndpoints = "TELHA_ETCD_ENDPOINTS"
+	envNamespace = "TELHA_ETCD_NAMESPACE"
+)
+
+// defaultNamespace is the etcd namespace of a store when -namespace is
+// not given; demoNamespace (demo_engine.go) is the demo's.
+const defaultNamespace = "telha/"
+
+// help says what STORE means for a command of this use.
+func (u storeUse) help() string {
+	if u == storeDemo {
+		return storeHelp + "\nThe demo's -data defaults to ./telha-data, its -namespace to " + demoNamespace + "."
+	}
+	return storeHelp
+}
+
+// location is where the store flags say the store is: a RocksDB
+// directory, or a namespace of an etcd cluster.
+type location struct {
+	dir       string
+	endpoints string
+	namespace string
+}
+
+// define defines the store flags on fs.
+func (l *location) define(fs *pflag.FlagSet, c *command) {
+	ns, dir := defaultNamespace, ""
+	if c.store == storeDemo {
+		ns, dir = demoNamespace, "./telha-data"
+	}
+	fs.StringVar(&l.dir, "data", dir, "directory of the RocksDB store (or "+envData+")")
+	fs.StringVar(&l.endpoints, "etcd", "", "comma-separated endpoints of an etcd cluster to use instead of RocksDB (or "+envEndpoints+")")
+	fs.StringVar(&l.namespace, "namespace", ns, "with -etcd: the store's key prefix in the cluster (or "+envNamespace+")")
+}
+
+// check completes the store flags from the environment and refuses a
+// combination that names no store, or two.
+func (l *location) check(in *invocation) error {
+	dataSet, etcdSet := in.set("data"), in.set("etcd")
+	if !dataSet && !etcdSet {
+		envDir, envEtcd := os.Getenv(envData), os.Getenv(envEndpoints)
+		switch {
+		case envDir != "" && envEtcd != "":
+			return in.usagef("%s and %s are both set; give -data DIR or -etcd ENDPOINTS", envData, envEndpoints)
+		case envEtcd != "":
+			l.endpoints, etcdSet = envEtcd, true
+		case envDir != "":
+			l.dir, dataSet = envDir, true
+		}
+	}
+	if ns := os.Getenv(envNamespace); ns != "" && !in.set("namespace") {
+		l.namespace = ns
+	}
+	switch {
+	case dataSet && etcdSet && in.cmd.store == storeDemo:
+		return in.usagef("-etcd excludes -data and -force; give one of -data and -etcd")
+	case dataSet && etcdSet:
+		return in.usagef("-etcd excludes -data; give one of them")
+	case etcdSet:
+		l.dir = ""
+		for _, ep := range strings.Split(l.endpoints, ",") {
+			if strings.TrimSpace(ep) == "" {
+				return in.usagef("-etcd %q: want comma-separated HOST:PORT endpoints, none empty", l.endpoints)
+			}
+		}
+		for i := range len(l.namespace) {
+			if c := l.namespace[i]; c < 0x21 || c > 0x7e {
+				return in.usagef("-namespace %q: want printable ASCII without spaces", l.namespace)
+			}
+		}
+	case in.set("namespace"):
+		return in.usagef("-namespace is for -etcd; a RocksDB store (-data) has none")
+	case l.dir == "":
+		return in.usagef("missing -data DIR (or -etcd ENDPOINTS)")
+	}
+	return nil
+}
+
+// etcd reports whether the store is an etcd cluster's.
+func (l location) etcd() bool { return l.endpoints != "" }
+
+// String names the store for messages: its directory, or "etcd
+// ENDPOINTS namespace NS".
+func (l location) String() string {
+	if l.etcd() {
+		return fmt.Sprintf("etcd %s namespace %s", l.endpoints, l.namespace)
+	}
+	return l.dir
+}
+
+// store is the store a command opened.
 type store struct {
-	*rocksdb.Engine
+	storage.Engine
+	loc location
+	// dir is the RocksDB store's directory, "" on etcd.
 	dir string
 	// created says the command created the store: the directory was
 	// missing (made) or empty.
 	created, made bool
 }
 
-// openStore opens the store at dir for the command cmd (its name, for
-// messages and progress lines on stderr), creating it if create and it is
-// missing or empty, and runs lifecycle.Resume on it.
+// open opens the store the store flags of in name, creating a RocksDB
+// store if create and it is missing or empty, and resumes it.
+func (in *invocation) open(create bool) (*store, error) {
+	if in.loc.etcd() {
+		return openEtcd(in.name(), in.loc, in.progressLines())
+	}
+	s, err := openStore(in.name(), in.loc.dir, create, in.progressLines())
+	if s != nil {
+		s.loc = in.loc
+	}
+	return s, err
+}
+
+// openEtcd opens the namespace of the etcd cluster at loc, with the
+// limits `telha cluster` gives its members, and resumes it. A cluster
+// that does not answer is an operation that failed, not refused input.
+func openEtcd(cmd string, loc location, stderr io.Writer) (*store, error) {
+	e, err := etcd.Open(etcd.Config{
+		Endpoints:       strings.Split(loc.endpoints, ","),
+		Namespace:       loc.namespace,
+		MaxTxnOps:       cluster.DefaultMaxTxnOps,
+		MaxRequestBytes: cluster.DefaultMaxRequestBytes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	s := &store{Engine: e, loc: loc}
+	if err := resume(cmd, e, stderr); err != nil {
+		return nil, s.close(err)
+	}
+	return s, nil
+}
+
+// openStore opens the RocksDB store at dir for the command cmd (its name,
+// for messages and progress lines on stderr), creating it if create and it
+// is missing or empty, and runs lifecycle.Resume on it.
 func openStore(cmd, dir string, create bool, stderr io.Writer) (*store, error) {
 	state, err := checkDataDir(cmd, dir, create)
 	if err != nil {
@@ -45,7 +189,7 @@ func openStore(cmd, dir string, create bool, stderr io.Writer) (*store, error) {
 	if err != nil {
 		return nil, openError(cmd, dir, err)
 	}
-	s := &store{Engine: e, dir: dir, created: state != dirExisting, made: state == dirMissing}
+	s := &store{Engine: e, loc: location{dir: dir}, dir: dir, created: state != dirExisting, made: state == dirMissing}
 	if err := resume(cmd, e, stderr); err != nil {
 		return nil, s.close(err)
 	}
@@ -208,7 +352,7 @@ func removeCreated(dir string, made bool) error {
 // names cmd already is not prefixed with it again.
 func progressTo(cmd string, w io.Writer) func(string, ...any) {
 	return func(format string, args ...any) {
-		line := fmt.Sprintf(format, args...)
+		line := oneNotation(fmt.Sprintf(format, args...))
 		if !strings.HasPrefix(line, cmd+":") {
 			line = cmd + ": " + line
 		}
@@ -217,18 +361,32 @@ func progressTo(cmd string, w io.Writer) func(string, ...any) {
 }
 
 // resolveTenant resolves -scope, TENANT:ORG or a display name, in the
-// registry of r, and describes the tenant for a message: its name and
-// state, or that the registry does not hold it.
+// registry of r, and describes the tenant for a message (describeState).
 func resolveTenant(cmd string, r storage.Reader, arg string) (lifecycle.Tenant, string, error) {
 	t, known, err := lifecycle.Lookup(r, arg)
 	if err != nil {
 		return lifecycle.Tenant{}, "", fmt.Errorf("%s: %w", cmd, err)
 	}
+	return t, describeState(t, known), nil
+}
+
+// describeState describes a tenant for a message: its name and state, or
+// that the registry does not hold it.
+func describeState(t lifecycle.Tenant, known bool) string {
 	switch {
 	case !known:
-		return t, "not in the tenant registry", nil
+		return "not in the tenant registry"
 	case t.Name == "":
-		return t, t.State.String(), nil
+		return t.State.String()
 	}
-	return t, fmt.Sprintf("%q, %s", t.Name, t.State), nil
+	return fmt.Sprintf("%q, %s", t.Name, t.State)
+}
+
+// flags are the store flags that name l, for a command to suggest:
+// "-data DIR" or "-etcd ENDPOINTS -namespace NS".
+func (l location) flags() string {
+	if l.etcd() {
+		return fmt.Sprintf("-etcd %s -namespace %s", l.endpoints, l.namespace)
+	}
+	return "-data " + l.dir
 }
