@@ -68,7 +68,7 @@ func PlanEntityErasure(e storage.Engine, scope storage.TenantScope, id uuid.UUID
 
 // PlanRedaction is what Redact would take out of blob in scope, with the
 // same refusals (sources.ErrBadRange, ErrNoBlob, ErrDeleted).
-func PlanRedaction(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, ranges []sources.Range) (Plan, error) {
+func PlanRedaction(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, ranges []storage.BlobRange) (Plan, error) {
 	return planRedaction(e, scope, blob, func(s *sources.Store) (*sources.RedactionPlan, error) {
 		return s.PlanRedaction(scope, blob, ranges)
 	})

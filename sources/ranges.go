@@ -12,10 +12,6 @@ import (
 // This file is the arithmetic of redacted ranges (merging, what a chunk
 // keeps, cutting text); the values that record them are in redaction.go.
 
-// Range is storage.BlobRange under the name telha.dev/cmd still uses; the
-// package itself says storage.BlobRange.
-type Range = storage.BlobRange
-
 // mergeRanges returns rs sorted, with ranges that overlap or touch merged
 // into one. It does not check them.
 func mergeRanges(rs []storage.BlobRange) []storage.BlobRange {

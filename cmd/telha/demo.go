@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/pflag"
 
+	"telha.dev/core/durable"
 	"telha.dev/core/storage"
 	"telha.dev/graph"
 	"telha.dev/jobs"
@@ -152,26 +153,7 @@ func inspectDataDir(dir string) (dataDirState, error) {
 
 // writeMarker records durably that the demo created the store in dir.
 func writeMarker(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, demoMarker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString("created by telha demo, which wipes its three tenants on every run\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return durable.CreateFile(filepath.Join(dir, demoMarker), []byte("created by telha demo, which wipes its three tenants on every run\n"), 0o644)
 }
 
 type demoRun struct {

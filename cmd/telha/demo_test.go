@@ -99,10 +99,7 @@ func TestDemoErrors(t *testing.T) {
 func TestDemoRefusesForeignStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	e := storagetest.OpenRocksDB(t, dir)
-	theirs, err := storage.NewTenantScope(uuid.New(), uuid.New())
-	if err != nil {
-		t.Fatal(err)
-	}
+	theirs := storagetest.TenantScope(t)
 	// A row of someone else's tenant, and one in a demo tenant's scope.
 	demoScope, err := storage.NewTenantScope(demoTenants[0].id, demoOrg)
 	if err != nil {

@@ -21,10 +21,7 @@ import (
 // closed when the test ends.
 func repairStore(t *testing.T, n int) (string, []storage.Key) {
 	t.Helper()
-	s, err := storage.NewTenantScope(uuid.New(), uuid.New())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := storagetest.TenantScope(t)
 	dir := filepath.Join(t.TempDir(), "store")
 	e := storagetest.OpenRocksDB(t, dir)
 	var keys []storage.Key

@@ -78,7 +78,7 @@ func (d *demoRun) redaction() error {
 		return err
 	}
 	start := uint64(strings.Index(doc, demoClaim))
-	red, err := lifecycle.Redact(d.eng, scope, blob.ID, []sources.Range{{Start: start, End: start + uint64(len(demoClaim))}}, lifecycle.RedactOptions{})
+	red, err := lifecycle.Redact(d.eng, scope, blob.ID, []storage.BlobRange{{Start: start, End: start + uint64(len(demoClaim))}}, lifecycle.RedactOptions{})
 	if err != nil {
 		return fmt.Errorf("redact globex's claim: %w", err)
 	}

@@ -15,9 +15,9 @@ import (
 )
 
 // rangeFlags are the -range START:END flags of `telha source redact`.
-type rangeFlags []sources.Range
+type rangeFlags []storage.BlobRange
 
-func (f *rangeFlags) String() string { return fmt.Sprint([]sources.Range(*f)) }
+func (f *rangeFlags) String() string { return fmt.Sprint([]storage.BlobRange(*f)) }
 
 // Set parses START:END, two decimal byte offsets of the original text.
 func (f *rangeFlags) Set(v string) error {
@@ -27,7 +27,7 @@ func (f *rangeFlags) Set(v string) error {
 	if !ok || errS != nil || errE != nil {
 		return fmt.Errorf("%q is not START:END, two byte offsets", v)
 	}
-	*f = append(*f, sources.Range{Start: s, End: e})
+	*f = append(*f, storage.BlobRange{Start: s, End: e})
 	return nil
 }
 
