@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,10 +38,11 @@ import (
 // truth to DIR/NAME.bin (layout in writePeerFile), so that a peer program
 // answers the very same queries.
 var (
-	peerOut  = flag.String("peer.out", "", "directory to write the data sets for a peer program to")
-	peerData = flag.String("peer.data", "clustered,uniform", "data sets of BenchmarkPeer")
-	peerN    = flag.Int("peer.n", 100_000, "vectors per data set of BenchmarkPeer")
-	peerOnly = flag.String("peer.filters", "none,10pct,1pct,50pct", "filters of BenchmarkPeer")
+	peerOut     = flag.String("peer.out", "", "directory to write the data sets for a peer program to")
+	peerData    = flag.String("peer.data", "clustered,uniform", "data sets of BenchmarkPeer")
+	peerN       = flag.Int("peer.n", 100_000, "vectors per data set of BenchmarkPeer")
+	peerScaling = flag.Int("peer.scaling", 0, "ef of BenchmarkPeer's 1 and 2 goroutine runs (0: none)")
+	peerOnly    = flag.String("peer.filters", "none,10pct,1pct,50pct", "filters of BenchmarkPeer")
 )
 
 const peerQueries = 1000
@@ -178,6 +180,27 @@ func benchPeer(b *testing.B, name string) {
 			}
 		}
 		b.Logf("%s filter=%s: recall 0.95 at %s; recall 0.99 at %s", name, filter.name, at95, at99)
+	}
+	if *peerScaling > 0 {
+		s := vector.NewWithOptions(db, vector.Options{EfSearch: *peerScaling})
+		defer s.Close()
+		for _, g := range []int{1, 2} {
+			cpu, wall := cpuTime(), time.Now()
+			var wg sync.WaitGroup
+			for w := range g {
+				wg.Go(func() {
+					for q := w; q < len(set.queries); q += g {
+						if _, err := s.Search(scope, vector.Query{Model: "peer", Vector: set.queries[q], K: benchK, At: vector.Latest, Method: vector.Approximate}); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			n := float64(len(set.queries))
+			b.Logf("%s ef=%d, %d goroutines: %.0f q/s (wall), %.0f q/s per CPU second", name, *peerScaling, g, n/time.Since(wall).Seconds(), n/(cpuTime()-cpu).Seconds())
+		}
 	}
 }
 
