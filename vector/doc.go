@@ -68,8 +68,9 @@
 // Approximate searches walk an HNSW graph (vector/internal/hnsw) over the
 // matrix's slots, built in the background by the first approximate search
 // (or by Warm) and extended as vectors are written. A filter is applied
-// during the walk; a filter that allows few vectors (Options.ExactBelow)
-// is answered by scanning them exactly. Vectors the graph does not hold
+// during the walk; a search whose filter allows few vectors for its width,
+// or fewer than one in 2M, is answered by scanning them exactly (the
+// plan, Options.ExactBelow). Vectors the graph does not hold
 // yet are scanned exactly, and every hit carries its exact distance.
 //
 // Memory: a 128-dimension vector takes its 512 bytes in the matrix and

@@ -247,33 +247,20 @@ func (ix *index) search(m Model, q Query, opts *Options) (hits []Hit, ok bool, g
 	}
 	set, allowed := mx.live, mx.nlive
 	if q.Filter != nil {
-		set, allowed = ix.filter(mx, q.Filter.IDs)
+		set, allowed = mx.filter(q.Filter)
 	}
 	p := newProbe(m.Metric, q.Vector)
+	ef := max(opts.EfSearch, q.K)
 	switch {
-	case q.Method != Approximate || (opts.ExactBelow > 0 && allowed < opts.ExactBelow):
+	case q.Method != Approximate || opts.scans(allowed, mx.nlive, ef):
 		mx.exact(&p, &k, set, 0)
 	case mx.ann == nil || mx.ann.metric != m.Metric:
 		mx.exact(&p, &k, set, 0)
 		graphless = mx
 	default:
-		mx.approximate(&p, &k, set, max(opts.EfSearch, q.K))
+		mx.approximate(&p, &k, set, ef)
 	}
 	return k.result(), true, graphless
-}
-
-// filter returns the slots of mx that hold the current vectors of ids, and
-// their number.
-func (ix *index) filter(mx *matrix, ids []uuid.UUID) (bitset, int) {
-	set := make(bitset, len(mx.live))
-	n := 0
-	for _, id := range ids {
-		if slot, ok := mx.find(id); ok && !set.has(slot) {
-			set.set(slot)
-			n++
-		}
-	}
-	return set, n
 }
 
 // wantGraph gives mx a graph of shape cfg under metric, if it is still a

@@ -3,6 +3,7 @@ package vector
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -17,6 +18,7 @@ import (
 // slot and its old one dies, so the graph, which knows points only by
 // slot, never sees a point move. Dead slots are dropped by compaction.
 type matrix struct {
+	id    uint64 // unique among the matrices of the process (matrixIDs)
 	dim   int
 	vecs  []float32   // slot i is vecs[i*dim : (i+1)*dim]
 	norms []float64   // ‖row‖, as distance computes it
@@ -25,7 +27,10 @@ type matrix struct {
 	live  bitset      // slots that are a node's current vector
 	nlive int
 	where slotTable // the live slot of each node
-	ann   *ann      // the approximate graph; nil until an approximate search asks
+	// epoch counts the changes of the live slots (add, kill), so that a
+	// translation of a filter's ids into slots knows when it is stale.
+	epoch uint64
+	ann   *ann // the approximate graph; nil until an approximate search asks
 }
 
 // version is when a vector row was written: its valid start and tx start.
@@ -49,7 +54,10 @@ type ann struct {
 	building bool // a builder goroutine is running
 }
 
-func newMatrix(dim int) *matrix { return &matrix{dim: dim} }
+// matrixIDs numbers the matrices of the process.
+var matrixIDs atomic.Uint64
+
+func newMatrix(dim int) *matrix { return &matrix{id: matrixIDs.Add(1), dim: dim} }
 
 func (mx *matrix) slots() int { return len(mx.nodes) }
 
@@ -69,6 +77,7 @@ func (mx *matrix) add(node uuid.UUID, ver version, v []float32) {
 	mx.live.grow(len(mx.nodes))
 	mx.live.set(slot)
 	mx.nlive++
+	mx.epoch++
 	mx.where.insert(mx.nodes, slot)
 }
 
@@ -89,6 +98,7 @@ func (mx *matrix) kill(slot uint32) {
 	mx.where.remove(mx.nodes, slot)
 	mx.live.unset(slot)
 	mx.nlive--
+	mx.epoch++
 }
 
 // sparse reports whether dead slots have come to outnumber live ones
@@ -149,23 +159,56 @@ func (mx *matrix) exact(p *probe, k *knn, set bitset, lo uint32) {
 // entry): the graph's part is then scanned exactly instead.
 func (mx *matrix) approximate(p *probe, k *knn, set bitset, ef int) {
 	g := mx.ann.graph
-	query := func(slot uint32) float64 {
-		v, vn := mx.row(slot), mx.norms[slot]
-		if d := p.estimate(v, vn); !math.IsNaN(d) && !math.IsInf(d, 0) {
-			return d
-		}
-		return distance(p.metric, p.q, v, p.qnorm)
-	}
 	tail := uint32(g.Len())
-	found := g.Search(query, ef, ef, set.has)
+	q := walkQuery{mx: mx, p: p}
+	found := g.SearchQuery(&q, ef, ef, set.has, nil)
 	if len(found) < ef && len(found) < set.count(tail) {
 		mx.exact(p, k, set, 0)
 		return
 	}
 	for _, r := range found {
+		// r.Distance is the kernel's (or, where that bounds nothing, the
+		// reference's): a candidate that provably cannot enter k is not
+		// measured again, so that only about k of the ef are.
+		if k.full() && p.floor(r.Distance, mx.norms[r.ID]) > k.worst() {
+			continue
+		}
 		k.offer(mx.nodes[r.ID], mx.row(r.ID))
 	}
 	mx.exact(p, k, set, tail)
+}
+
+// walkQuery measures slots of a matrix from a probe, for the graph walk.
+type walkQuery struct {
+	mx      *matrix
+	p       *probe
+	fetched uint32 // keeps the loads of Distances' first loop
+}
+
+// Distances implements hnsw.Query. It reads one word of every cache line
+// of every row first: the loads do not depend on each other, so the CPU
+// has them in flight together, and the kernel then finds the rows in its
+// caches, where one row at a time would wait for each in turn (a random
+// row of a large matrix is a miss of every cache). hnswlib prefetches the
+// next neighbour's row for the same reason.
+func (q *walkQuery) Distances(ids []uint32, out []float64) {
+	mx, p := q.mx, q.p
+	t := q.fetched
+	for _, id := range ids {
+		r := mx.row(id)
+		for j := 0; j < len(r); j += 16 {
+			t ^= math.Float32bits(r[j])
+		}
+	}
+	q.fetched = t
+	for i, id := range ids {
+		v, vn := mx.row(id), mx.norms[id]
+		d := p.estimate(v, vn)
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			d = distance(p.metric, p.q, v, p.qnorm)
+		}
+		out[i] = d
+	}
 }
 
 // space measures the distance between two slots of a matrix with the

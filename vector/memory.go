@@ -145,6 +145,14 @@ func (mem *memory) validate(key indexKey) error {
 	}
 	seq := cs.Vectors(key.model)
 	mem.knowSequence(key, seq)
+	// The read lock decides the common case, an index that holds every
+	// write, without stopping the searches running on it.
+	ix.mu.RLock()
+	stale := ix.loaded && !ix.dropped && ix.seq != seq.Value()
+	ix.mu.RUnlock()
+	if !stale {
+		return nil
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.loaded && !ix.dropped && ix.seq != seq.Value() {

@@ -23,11 +23,13 @@ type Options struct {
 	EfSearch int
 
 	// ExactBelow is the number of vectors a filter (or an unfiltered
-	// search, the whole matrix) must allow for an approximate search to
-	// walk the graph: fewer are scanned exactly, which is then both cheaper
-	// than the walk and exact. The default, 5,000, is where the two cost
-	// the same on 128 dimensions (BENCHMARKS.md); a negative value always
-	// walks the graph.
+	// search, the whole matrix) must allow for an approximate search of
+	// width DefaultEfSearch to walk the graph; it scales with the width
+	// (twice at ef = 128). Fewer are scanned exactly, which is then both
+	// cheaper than the walk and exact; so is a filter that allows fewer
+	// than one vector in 2M, where the walk loses recall (plan.go). The
+	// default, 5,000, is where the two cost the same on 128 dimensions at
+	// ef = 64 (BENCHMARKS.md); a negative value always walks the graph.
 	ExactBelow int
 }
 

@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -53,9 +54,15 @@ const (
 	FromStore
 )
 
-// Filter is a set of candidate nodes.
+// Filter is a set of candidate nodes. A Filter may serve many searches,
+// concurrently too: the in-memory index translates IDs into its own slots
+// once per state of the index and keeps the translation in the Filter
+// (filter.go), so IDs must not change once the Filter has been searched
+// with; build a new Filter for other nodes.
 type Filter struct {
 	IDs []uuid.UUID
+
+	slots atomic.Pointer[filterSlots] // the latest translation of IDs
 }
 
 // Hit is one neighbour.

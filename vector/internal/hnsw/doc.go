@@ -6,7 +6,9 @@
 // The graph holds no vectors. Its nodes are dense ids 0, 1, 2, … (the slots
 // of the caller's matrix), inserted in that order, and every distance comes
 // from the caller: a Space between two stored points while inserting, a
-// query function while searching. So one matrix serves the exact scan and
+// Query while searching. A search hands the Query the unvisited links of
+// a node together (Query.Distances), so that the caller can have their
+// vectors fetched in parallel before it computes. So one matrix serves the exact scan and
 // the graph, and the graph costs only its links: 4·2M bytes a node on
 // level 0, about 4·(M+1)/(M-1) more for the upper levels and 6 of
 // bookkeeping, 140 bytes at M = 16.
@@ -42,7 +44,7 @@
 // which costs recall; and its Delete repairs neighbourhoods with the
 // cosine distance whatever the graph's.
 // The float32 kernels do come from github.com/viterin/vek (AVX2 and FMA,
-// plain Go elsewhere), through the caller's distance functions.
+// plain Go elsewhere), through the caller's Query and Space.
 //
 // # Determinism
 //

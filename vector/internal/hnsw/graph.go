@@ -155,10 +155,10 @@ func (g *Graph) Add(s Space) uint32 {
 
 	w := g.walk()
 	defer g.scratch.Put(w)
-	query := func(n uint32) float64 { return s.Distance(id, n) }
-	ep := item{d: measure(query, g.entry), id: g.entry}
+	query := QueryFunc(func(n uint32) float64 { return s.Distance(id, n) })
+	ep := item{d: w.measureOne(query, g.entry), id: g.entry}
 	for l := g.top; l > level; l-- {
-		ep = g.greedy(ep, query, l)
+		ep = g.greedy(w, ep, query, l)
 	}
 	w.entries = append(w.entries[:0], ep)
 	for l := min(level, g.top); l >= 0; l-- {
@@ -234,16 +234,6 @@ func compare(a, b item) int {
 		return 1
 	}
 	return 0
-}
-
-// measure returns query(id), with NaN read as +Inf so that the heaps keep
-// a total order.
-func measure(query func(uint32) float64, id uint32) float64 {
-	d := query(id)
-	if d != d {
-		return math.Inf(1)
-	}
-	return d
 }
 
 func measureBetween(s Space, a, b uint32) float64 {

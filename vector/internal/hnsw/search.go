@@ -1,5 +1,28 @@
 package hnsw
 
+import "math"
+
+// Query measures the distances from the point a search looks for, lower
+// is nearer. A search measures the unvisited links of a node together, so
+// that the caller can fetch their vectors in parallel before computing
+// (the memory stalls of those reads, not the arithmetic, are what a walk
+// over a large matrix waits for).
+type Query interface {
+	// Distances sets out[i] to the distance of ids[i]; len(out) ==
+	// len(ids). A NaN is read as +Inf.
+	Distances(ids []uint32, out []float64)
+}
+
+// QueryFunc is a Query that measures one node at a time.
+type QueryFunc func(id uint32) float64
+
+// Distances implements Query.
+func (f QueryFunc) Distances(ids []uint32, out []float64) {
+	for i, id := range ids {
+		out[i] = f(id)
+	}
+}
+
 // walk is the scratch space of one search or insert, pooled per graph.
 type walk struct {
 	seen     visited
@@ -10,10 +33,12 @@ type walk struct {
 	chosen   []item
 	prune    []item
 	kept     []item
+	batch    []uint32  // the nodes measured together
+	dists    []float64 // their distances
 
 	// the walk in progress
 	ef    int
-	query func(uint32) float64
+	query Query
 	allow func(uint32) bool
 }
 
@@ -25,35 +50,64 @@ func (g *Graph) walk() *walk {
 	return w
 }
 
+// measure measures the nodes of w.batch into w.dists, NaN read as +Inf so
+// that the heaps keep a total order.
+func (w *walk) measure(q Query) []float64 {
+	if cap(w.dists) < len(w.batch) {
+		w.dists = make([]float64, len(w.batch), 2*len(w.batch))
+	}
+	d := w.dists[:len(w.batch)]
+	q.Distances(w.batch, d)
+	for i, x := range d {
+		if x != x {
+			d[i] = math.Inf(1)
+		}
+	}
+	return d
+}
+
+// measureOne measures one node.
+func (w *walk) measureOne(q Query, id uint32) float64 {
+	w.batch = append(w.batch[:0], id)
+	return w.measure(q)[0]
+}
+
 // Search returns up to k allowed nodes nearest to the point that query
 // measures, nearest first (ties by id). ef (raised to k) is the width of
 // the walk on level 0: wider finds more of the true nearest, more slowly.
 // allow filters during the walk; nil allows every node.
 func (g *Graph) Search(query func(id uint32) float64, k, ef int, allow func(id uint32) bool) []Result {
+	return g.SearchQuery(QueryFunc(query), k, ef, allow, nil)
+}
+
+// SearchQuery is Search with a Query, appending the answer to dst (a
+// search that reuses dst allocates nothing).
+func (g *Graph) SearchQuery(q Query, k, ef int, allow func(id uint32) bool, dst []Result) []Result {
 	if g.top < 0 || k < 1 {
-		return nil
+		return dst
 	}
 	w := g.walk()
 	defer g.scratch.Put(w)
-	ep := item{d: measure(query, g.entry), id: g.entry}
+	ep := item{d: w.measureOne(q, g.entry), id: g.entry}
 	for l := g.top; l > 0; l-- {
-		ep = g.greedy(ep, query, l)
+		ep = g.greedy(w, ep, q, l)
 	}
 	w.entries = append(w.entries[:0], ep)
-	w.found = g.searchLevel(w, w.entries, query, max(ef, k), 0, allow, w.found[:0])
-	out := make([]Result, 0, min(k, len(w.found)))
+	w.found = g.searchLevel(w, w.entries, q, max(ef, k), 0, allow, w.found[:0])
 	for _, it := range w.found[:min(k, len(w.found))] {
-		out = append(out, Result{ID: it.id, Distance: it.d})
+		dst = append(dst, Result{ID: it.id, Distance: it.d})
 	}
-	return out
+	return dst
 }
 
-// greedy walks level l from ep to a local minimum of query.
-func (g *Graph) greedy(ep item, query func(uint32) float64, l int) item {
+// greedy walks level l from ep to a local minimum of q.
+func (g *Graph) greedy(w *walk, ep item, q Query, l int) item {
 	for moved := true; moved; {
 		moved = false
-		for _, n := range g.links(ep.id, l) {
-			if it := (item{d: measure(query, n), id: n}); it.before(ep) {
+		w.batch = append(w.batch[:0], g.links(ep.id, l)...)
+		d := w.measure(q)
+		for i, n := range w.batch {
+			if it := (item{d: d[i], id: n}); it.before(ep) {
 				ep, moved = it, true
 			}
 		}
@@ -75,11 +129,11 @@ func (g *Graph) greedy(ep item, query func(uint32) float64, l int) item {
 // saves nine distances in ten, while the two-hop neighbourhood (up to
 // (2M)² nodes) keeps the allowed nodes connected down to a selectivity of
 // about 1/2M. The entry points are explored whether allowed or not.
-func (g *Graph) searchLevel(w *walk, entries []item, query func(uint32) float64, ef, l int, allow func(uint32) bool, dst []item) []item {
+func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, allow func(uint32) bool, dst []item) []item {
 	w.seen.reset(g.Len())
 	w.frontier = w.frontier[:0]
 	w.results.reset()
-	w.ef, w.query, w.allow = ef, query, allow
+	w.ef, w.query, w.allow = ef, q, allow
 	for _, e := range entries {
 		if w.seen.visit(e.id) {
 			w.frontier.push(e)
@@ -92,51 +146,59 @@ func (g *Graph) searchLevel(w *walk, entries []item, query func(uint32) float64,
 			break
 		}
 		links := g.links(c.id, l)
+		w.batch = w.batch[:0]
 		if allow == nil {
 			for _, n := range links {
-				w.reach(n)
+				if w.seen.visit(n) {
+					w.batch = append(w.batch, n)
+				}
 			}
-			continue
-		}
-		// Direct links first, then two hops through rejected ones, up to
-		// as many allowed nodes as a node has links (ACORN-1's bound).
-		budget := len(links)
-		for _, n := range links {
-			if budget > 0 && allow(n) && w.reach(n) {
-				budget--
-			}
-		}
-		for _, n := range links {
-			if budget == 0 {
-				break
-			}
-			if allow(n) || !w.seen.visit(n) {
-				continue
-			}
-			for _, n2 := range g.links(n, l) {
-				if budget > 0 && allow(n2) && w.reach(n2) {
+		} else {
+			// Direct links first, then two hops through rejected ones, up
+			// to as many allowed nodes as a node has links (ACORN-1's
+			// bound).
+			budget := len(links)
+			for _, n := range links {
+				if budget > 0 && allow(n) && w.seen.visit(n) {
+					w.batch = append(w.batch, n)
 					budget--
 				}
 			}
+			for _, n := range links {
+				if budget == 0 {
+					break
+				}
+				if allow(n) || !w.seen.visit(n) {
+					continue
+				}
+				for _, n2 := range g.links(n, l) {
+					if budget > 0 && allow(n2) && w.seen.visit(n2) {
+						w.batch = append(w.batch, n2)
+						budget--
+					}
+				}
+			}
 		}
+		w.reach()
 	}
 	w.query, w.allow = nil, nil
 	return w.results.drain(dst)
 }
 
-// reach measures an allowed node the walk has come to, if it has not
-// before, and keeps it if it may be among the ef nearest. It reports
-// whether it measured the node.
-func (w *walk) reach(n uint32) bool {
-	if !w.seen.visit(n) {
-		return false
+// reach measures the nodes of w.batch, allowed nodes the walk has come to
+// for the first time, and keeps each that may be among the ef nearest.
+func (w *walk) reach() {
+	if len(w.batch) == 0 {
+		return
 	}
-	it := item{d: measure(w.query, n), id: n}
-	if !w.results.full(w.ef) || it.before(w.results.root()) {
-		w.frontier.push(it)
-		w.offer(it)
+	d := w.measure(w.query)
+	for i, n := range w.batch {
+		it := item{d: d[i], id: n}
+		if !w.results.full(w.ef) || it.before(w.results.root()) {
+			w.frontier.push(it)
+			w.offer(it)
+		}
 	}
-	return true
 }
 
 // offer keeps it among the results if it is allowed, to at most ef.
