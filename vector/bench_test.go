@@ -134,14 +134,14 @@ func TestMain(m *testing.M) {
 
 func loadBench(b *testing.B) *benchData {
 	b.Helper()
-	benchOnce.Do(func() { bench.err = bench.build() })
+	benchOnce.Do(func() { bench.err = bench.build(b) })
 	if bench.err != nil {
 		b.Fatal(bench.err)
 	}
 	return &bench
 }
 
-func (d *benchData) build() error {
+func (d *benchData) build(tb testing.TB) error {
 	generate, ok := generators[*knnData]
 	if !ok {
 		return fmt.Errorf("-knn.data=%q: want clustered or uniform", *knnData)
@@ -160,9 +160,7 @@ func (d *benchData) build() error {
 	d.store = vector.New(db)
 	d.index = bitmap.New(db, bitmap.Options{})
 	ts := temporal.Open(db, temporal.Options{Indexers: []temporal.Indexer{d.index}})
-	if d.scope, err = storage.NewTenantScope(uuid.New(), uuid.New()); err != nil {
-		return err
-	}
+	d.scope = storagetest.TenantScope(tb)
 	model, err := d.store.RegisterModel("bench", benchDim, vector.Cosine, 1)
 	if err != nil {
 		return err

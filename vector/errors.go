@@ -13,10 +13,6 @@ var (
 	// relevant transaction time.
 	ErrUnknownModel = models.ErrUnknownModel
 
-	// ErrNoEngine reports a Store without an engine: the zero value, or one
-	// made by New(nil).
-	ErrNoEngine = models.ErrNoEngine
-
 	// ErrModelInUse reports a redefinition that would change the dimension
 	// of a model that tenants hold vectors of; register a new model name.
 	ErrModelInUse = models.ErrModelInUse

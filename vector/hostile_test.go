@@ -45,13 +45,13 @@ func storeCalls(s *Store, scope storage.TenantScope) map[string]func() error {
 }
 
 // TestNoEngine: a Store made over a nil engine, and the zero Store, fail
-// every call with ErrNoEngine instead of panicking.
+// every call with storage.ErrNotOpen instead of panicking.
 func TestNoEngine(t *testing.T) {
 	scope := storagetest.TenantScope(t)
 	for name, s := range map[string]*Store{"New(nil)": New(nil), "zero Store": {}} {
 		for call, do := range storeCalls(s, scope) {
-			if err := do(); !errors.Is(err, ErrNoEngine) {
-				t.Errorf("%s: %s: %v, want ErrNoEngine", name, call, err)
+			if err := do(); !errors.Is(err, storage.ErrNotOpen) {
+				t.Errorf("%s: %s: %v, want storage.ErrNotOpen", name, call, err)
 			}
 		}
 	}

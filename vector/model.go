@@ -56,7 +56,7 @@ func (s *Store) Models() ([]Model, error) {
 }
 
 // registry calls fn with the engine of s, unless s is closed. A nil engine
-// is passed on: the registry reports it as ErrNoEngine.
+// is passed on: the registry reports it as storage.ErrNotOpen.
 func registry[T any](s *Store, fn func(storage.Engine) (T, error)) (T, error) {
 	if s.closed.Load() {
 		var zero T

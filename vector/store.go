@@ -61,7 +61,7 @@ func (s *Store) Close() error {
 // ready reports why the store cannot be used: no engine, or closed.
 func (s *Store) ready() error {
 	if s.eng == nil || s.mem == nil {
-		return ErrNoEngine
+		return storage.ErrNotOpen
 	}
 	if s.closed.Load() {
 		return storage.ErrClosed

@@ -16,7 +16,7 @@
 //	rev map      logical id -> row id, plus the node's indexed values
 //	posting      (property, bucket) -> roaring bitmap of row ids
 //	prop counter property -> number of distinct equality buckets, or
-//	             Overflow (u32::MAX) once the cap was reached
+//	             Overflow (math.MaxUint32) once the cap was reached
 //
 // # Buckets
 //

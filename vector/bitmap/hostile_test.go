@@ -23,7 +23,7 @@ func TestIndexHostileInput(t *testing.T) {
 	var batch storage.Batch
 	var zero Index
 	for name, ix := range map[string]*Index{"New(nil)": New(nil, Options{}), "zero Index": &zero} {
-		if err := ix.IndexNode(&batch, scope, nil, a); !errors.Is(err, ErrNoEngine) {
+		if err := ix.IndexNode(&batch, scope, nil, a); !errors.Is(err, storage.ErrNotOpen) {
 			t.Errorf("%s: IndexNode: %v", name, err)
 		}
 	}
@@ -34,10 +34,10 @@ func TestIndexHostileInput(t *testing.T) {
 	if batch.Len() != 0 {
 		t.Errorf("refused calls staged %d rows", batch.Len())
 	}
-	if _, err := ix.Equal(nil, scope, "L", "p", temporal.Int(1)); !errors.Is(err, ErrNoEngine) {
+	if _, err := ix.Equal(nil, scope, "L", "p", temporal.Int(1)); !errors.Is(err, storage.ErrNotOpen) {
 		t.Errorf("Equal with a nil reader: %v", err)
 	}
-	if _, err := ix.Range(nil, scope, "L", "p", temporal.Int(1), temporal.Int(2)); !errors.Is(err, ErrNoEngine) {
+	if _, err := ix.Range(nil, scope, "L", "p", temporal.Int(1), temporal.Int(2)); !errors.Is(err, storage.ErrNotOpen) {
 		t.Errorf("Range with a nil reader: %v", err)
 	}
 }

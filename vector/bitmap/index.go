@@ -36,10 +36,6 @@ var (
 	// ErrRowsExhausted reports a label that used up its 2^32-1 row ids.
 	ErrRowsExhausted = errors.New("bitmap row ids exhausted")
 
-	// ErrNoEngine reports an Index without an engine (the zero value, or
-	// New(nil)), or a query given a nil reader.
-	ErrNoEngine = errors.New("no engine")
-
 	// ErrMismatchedVersions reports an IndexNode call whose before and
 	// after versions belong to different nodes.
 	ErrMismatchedVersions = errors.New("before and after versions of different nodes")
@@ -78,7 +74,7 @@ var _ temporal.Indexer = (*Index)(nil)
 // before is stale.
 func (ix *Index) IndexNode(b *storage.Batch, scope storage.TenantScope, before, after *temporal.Version) error {
 	if ix.eng == nil {
-		return fmt.Errorf("bitmap index: %w", ErrNoEngine)
+		return fmt.Errorf("bitmap index: %w", storage.ErrNotOpen)
 	}
 	if before != nil && after != nil && before.ID != after.ID {
 		return fmt.Errorf("bitmap index: before %s, after %s: %w", before.ID, after.ID, ErrMismatchedVersions)

@@ -95,7 +95,7 @@ func (ix *Index) Range(r storage.Reader, scope storage.TenantScope, label, prope
 
 func checkQuery(r storage.Reader, scope storage.TenantScope, label, property string) error {
 	if r == nil {
-		return fmt.Errorf("query %q.%q: %w", label, property, ErrNoEngine)
+		return fmt.Errorf("query %q.%q: %w", label, property, storage.ErrNotOpen)
 	}
 	if scope.IsZero() || label == "" || property == "" {
 		return fmt.Errorf("query %q.%q in %s: %w", label, property, scope, ErrInvalidQuery)

@@ -111,11 +111,6 @@ var (
 	// ErrBadModelValue reports a stored registry value that does not decode.
 	ErrBadModelValue = errors.New("bad embedding model value")
 
-	// ErrNoEngine is storage.ErrNotOpen, the error of a registry call
-	// without an engine or reader, under the name the vector package still
-	// uses; new code tests for storage.ErrNotOpen.
-	ErrNoEngine = storage.ErrNotOpen
-
 	// ErrModelInUse reports a redefinition that would change the dimension
 	// of a model that tenants hold vectors of.
 	ErrModelInUse = errors.New("embedding model has stored vectors")
