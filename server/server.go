@@ -1,0 +1,77 @@
+// Package server is Telha Core over the network: the tenant API (package
+// telha.v1, served with Connect, so one handler speaks gRPC, gRPC-Web and
+// Connect's JSON over HTTP/1.1 and HTTP/2), authenticated by API keys
+// whose scope is the only scope a request gets.
+//
+// New builds the handler over an engine; Run serves it on a listener
+// until its context ends, then drains the calls in flight. The operator
+// CLI's `telha serve` is a thin caller of Run, and `telha key` of the
+// credential functions (CreateKey, ListKeys, RevokeKey).
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"connectrpc.com/connect"
+
+	"telha.dev/core/storage"
+	"telha.dev/server/api"
+	"telha.dev/server/auth"
+	"telha.dev/server/gen/telha/v1/telhav1connect"
+	"telha.dev/temporal"
+)
+
+// ErrNoEngine reports a server without an engine.
+var ErrNoEngine = errors.New("no engine")
+
+// Options configure the handler. The zero value serves with the default
+// limits and logs nothing.
+type Options struct {
+	Limits api.Limits
+	Logger *slog.Logger
+}
+
+// Server is the tenant API over one engine.
+type Server struct {
+	engine  storage.Engine
+	handler http.Handler
+	log     *slog.Logger
+}
+
+// New returns the server of the engine e.
+func New(e storage.Engine, opts Options) (*Server, error) {
+	if e == nil {
+		return nil, fmt.Errorf("new server: %w", ErrNoEngine)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	limits := opts.Limits.WithDefaults()
+	authn := auth.New(e, log)
+	handlerOpts := connect.WithHandlerOptions(
+		connect.WithInterceptors(authn.Interceptor(), deadline(limits)),
+		connect.WithReadMaxBytes(limits.MaxRequestBytes),
+	)
+	mux := http.NewServeMux()
+	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(temporal.Open(e, temporal.Options{}), limits, log), handlerOpts))
+	return &Server{engine: e, handler: mux, log: log}, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// deadline bounds every call by the limits' CallTimeout.
+func deadline(l api.Limits) connect.Interceptor {
+	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			ctx, cancel := context.WithTimeout(ctx, l.CallTimeout)
+			defer cancel()
+			return next(ctx, req)
+		}
+	})
+}
