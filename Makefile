@@ -6,7 +6,7 @@ SHELL := /bin/bash
 GO ?= go
 # Workspace modules, in dependency order. core/storage/etcd is a module of
 # its own, so that the etcd server's dependencies stay out of telha.dev/core.
-MODULES := core core/storage/etcd analyzers temporal graph vector jobs sources lifecycle cmd
+MODULES := core core/storage/etcd analyzers temporal graph vector jobs sources lifecycle server cmd
 PACKAGES := $(foreach m,$(MODULES),telha.dev/$(m)/...)
 BIN := $(CURDIR)/bin
 TELHAVET := $(BIN)/telhavet
@@ -36,9 +36,10 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test check-timeouts unit properties gate agree build telhavet run run-cluster linearize bench bench-telhavet bench-scale fuzz lint golangci docs clean
+.PHONY: proto deps test check-timeouts unit properties gate agree build telhavet run run-cluster linearize bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
-## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
+## deps: install what is missing: Debian's librocksdb-dev and protobuf-compiler
+## (protoc, for make proto and its test) and the Go modules.
 deps:
 	@if [ ! -f $(ROCKSDB_HEADER) ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -49,7 +50,22 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+	@if ! command -v protoc >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing protobuf-compiler"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler; \
+	  else \
+	    echo "protoc is missing; run: sudo apt-get update && sudo apt-get install -y protobuf-compiler" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
 	@for m in $(MODULES); do (cd $$m && $(GO) mod download); done
+
+## proto: regenerate the tenant API's Go code (server/gen) from
+## server/proto with protoc and the plugins at the versions server/go.mod
+## pins; server's TestGeneratedCodeIsCurrent checks that it changes nothing.
+proto: deps
+	server/generate.sh
 
 ## test: deps, then every module's tests (-race), the property suite, the
 ## telhavet gate, the agreement of its three drivers and the test of its

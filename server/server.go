@@ -17,6 +17,7 @@ import (
 	"net/http"
 
 	"connectrpc.com/connect"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"telha.dev/core/storage"
 	"telha.dev/server/api"
@@ -33,7 +34,14 @@ var ErrNoEngine = errors.New("no engine")
 type Options struct {
 	Limits api.Limits
 	Logger *slog.Logger
+	// TenantConcurrency bounds the calls one tenant has in flight; 0
+	// means DefaultTenantConcurrency.
+	TenantConcurrency int
 }
+
+// DefaultTenantConcurrency is the bound of calls in flight per tenant of
+// a server that sets none.
+const DefaultTenantConcurrency = 64
 
 // Server is the tenant API over one engine.
 type Server struct {
@@ -53,12 +61,19 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	}
 	limits := opts.Limits.WithDefaults()
 	authn := auth.New(e, log)
+	conc := opts.TenantConcurrency
+	if conc <= 0 {
+		conc = DefaultTenantConcurrency
+	}
+	m := newMetrics()
 	handlerOpts := connect.WithHandlerOptions(
-		connect.WithInterceptors(authn.Interceptor(), deadline(limits)),
+		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), newTenantLimit(conc).interceptor(), deadline(limits)),
 		connect.WithReadMaxBytes(limits.MaxRequestBytes),
 	)
 	mux := http.NewServeMux()
 	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(temporal.Open(e, temporal.Options{}), limits, log), handlerOpts))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", health(e))
 	return &Server{engine: e, handler: mux, log: log}, nil
 }
 
@@ -74,4 +89,16 @@ func deadline(l api.Limits) connect.Interceptor {
 			return next(ctx, req)
 		}
 	})
+}
+
+// health answers GET /healthz: 200 "ok" while the engine answers a read,
+// 503 otherwise. It needs no credential and tells nothing of any tenant.
+func health(e storage.Engine) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, err := ListKeys(e); err != nil {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	}
 }

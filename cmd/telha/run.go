@@ -36,6 +36,9 @@ const usage = `usage:
   telha checkpoint -data DIR -to CKPT     write a consistent copy of a store
   telha ledger export -data DIR -o FILE   write the erasure ledger to a file
   telha restore -from CKPT -data NEWDIR -ledger DIR_OR_LEDGER_FILE [-foreign-ledger]  restore a checkpoint, replaying later erasures
+  telha serve -data DIR [-listen ADDR] [-tls-cert F -tls-key F] [-insecure]  serve the tenant API (gRPC, gRPC-Web, Connect JSON) until interrupted
+  telha serve -etcd ENDPOINTS ...         the same on an etcd cluster
+  telha key create|list|revoke -data DIR ...  API keys of the tenant API (telha key help)
   telha debug decode-key <family> <hex>   render one key readably
   telha debug layout                      print the key layout document (docs/key-layout.md)`
 
@@ -77,6 +80,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return ledgerCommand(args[1:], stdout, stderr)
 	case "restore":
 		return restore(args[1:], stdout, stderr)
+	case "serve":
+		return serve(args[1:], stdout, stderr)
+	case "key":
+		return keyCommand(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		_, err := fmt.Fprintln(stdout, usage)
 		return err
