@@ -16,8 +16,8 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
-	_ "telha.dev/server/gen/telha/v1" // registers the descriptors
 	"telha.dev/lifecycle"
+	_ "telha.dev/server/gen/telha/v1" // registers the descriptors
 )
 
 // methods returns every RPC of package telha.v1, from the descriptors
