@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -33,18 +32,17 @@ const benchNodes = 1000
 // benchServer is a server on a RocksDB store with two tenants of
 // benchNodes nodes each, served over unencrypted HTTP/2.
 type benchServer struct {
-	store   *temporal.Store
-	url     string
-	client  *http.Client
-	scopes  [2]storage.TenantScope
-	tokens  [2]string
-	nodes   [2][]uuid.UUID
-	cleanup func()
+	store  *temporal.Store
+	url    string
+	client *http.Client
+	scopes [2]storage.TenantScope
+	tokens [2]string
+	nodes  [2][]uuid.UUID
 }
 
 func newBenchServer(b *testing.B, opts Options) *benchServer {
 	b.Helper()
-	e := storagetest.OpenRocksDB(b, filepath.Join(b.TempDir(), "store"))
+	e := rocksDB(b)
 	srv, err := New(e, opts)
 	if err != nil {
 		b.Fatal(err)
@@ -187,4 +185,22 @@ func BenchmarkNoisyNeighbour(b *testing.B) {
 		stop()
 		wg.Wait()
 	})
+}
+
+// rocksDB returns a new RocksDB engine of the matrix, closed when b ends.
+func rocksDB(b *testing.B) storage.Engine {
+	b.Helper()
+	for _, k := range storagetest.Engines() {
+		if k.Name != "rocksdb" {
+			continue
+		}
+		e, err := k.NewStore(b)()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = e.Close() })
+		return e
+	}
+	b.Fatal("no rocksdb engine in the matrix")
+	return nil
 }

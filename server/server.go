@@ -23,6 +23,7 @@ import (
 	"telha.dev/server/api"
 	"telha.dev/server/auth"
 	"telha.dev/server/gen/telha/v1/telhav1connect"
+	"telha.dev/server/mcp"
 	"telha.dev/temporal"
 )
 
@@ -70,8 +71,10 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), newTenantLimit(conc).interceptor(), deadline(limits)),
 		connect.WithReadMaxBytes(limits.MaxRequestBytes),
 	)
+	temporalStore := temporal.Open(e, temporal.Options{})
 	mux := http.NewServeMux()
-	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(temporal.Open(e, temporal.Options{}), limits, log), handlerOpts))
+	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(temporalStore, limits, log), handlerOpts))
+	mux.Handle("/mcp", authn.Middleware(mcp.Handler(temporalStore, int64(limits.MaxRequestBytes))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health(e))
 	return &Server{engine: e, handler: mux, log: log}, nil

@@ -22,7 +22,7 @@ var errNoPrincipal = connect.NewError(connect.CodeUnauthenticated, auth.ErrUnaut
 func scope(ctx context.Context) (storage.TenantScope, error) {
 	p, ok := auth.From(ctx)
 	if !ok {
-		return storage.TenantScope{}, errNoPrincipal
+		return p.Scope(), errNoPrincipal // the zero scope: unusable
 	}
 	return p.Scope(), nil
 }
