@@ -37,9 +37,10 @@ CLUSTER_DATA ?= ./telha-cluster
 
 ROCKSDB_HEADER := /usr/include/rocksdb/c.h
 
-.PHONY: deps test check-timeouts format check-docs unit properties gate agree build telhavet run run-cluster linearize bench bench-telhavet bench-scale fuzz lint golangci docs clean
+.PHONY: proto deps test check-timeouts format check-docs unit properties gate agree build telhavet run run-cluster linearize bench bench-telhavet bench-scale fuzz lint golangci docs clean
 
-## deps: install what is missing: Debian's librocksdb-dev and the Go modules.
+## deps: install what is missing: Debian's librocksdb-dev and protobuf-compiler
+## (protoc, for make proto and its test) and the Go modules.
 deps:
 	@if [ ! -f $(ROCKSDB_HEADER) ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -50,7 +51,22 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+	@if ! command -v protoc >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing protobuf-compiler"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler; \
+	  else \
+	    echo "protoc is missing; run: sudo apt-get update && sudo apt-get install -y protobuf-compiler" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
 	@for m in $(MODULES); do (cd $$m && $(GO) mod download); done
+
+## proto: regenerate the tenant API's Go code (server/gen) from
+## server/proto with protoc and the plugins at the versions server/go.mod
+## pins; server's TestGeneratedCodeIsCurrent checks that it changes nothing.
+proto: deps
+	server/generate.sh
 
 ## test: deps, then every module's tests (-race), the property suite, the
 ## telhavet gate, the agreement of its three drivers and the test of its

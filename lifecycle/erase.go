@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/credentials"
 	"telha.dev/core/storage/system/ledger"
 )
 
@@ -145,6 +146,9 @@ func EraseTenant(e storage.Engine, scope storage.TenantScope, opts EraseOptions)
 	opts.progress("erase tenant %s: deleting %d rows (%d bytes) in %d families", scope, rows, n, len(counts))
 	var work storage.Batch
 	storage.AddTenantDeletion(&work, scope)
+	if _, err := credentials.AddTenantDeletion(e, &work, scope); err != nil {
+		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
+	}
 	if err := ledger.Commit(e, &work, &en); err != nil {
 		return Erasure{}, fmt.Errorf("erase tenant %s: %w", scope, err)
 	}

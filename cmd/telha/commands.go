@@ -51,6 +51,15 @@ var commandTable = []command{
 	{path: "ledger list", synopsis: "ledger list STORE [-o table|json]",
 		short: "list the erasures the ledger records", store: storeAny, output: "[]ledgerRow", define: ledgerList},
 
+	{path: "serve", synopsis: "serve STORE [-listen ADDR] [-tls-cert FILE -tls-key FILE] [-insecure]",
+		short: "serve the tenant API (gRPC, gRPC-Web, Connect JSON, MCP) until interrupted", store: storeAny, define: serveCommand},
+	{path: "key create", synopsis: "key create STORE -scope TENANT:ORG|NAME [-name LABEL] [-expires DURATION]",
+		short: "create an API key; prints its token, once, on the last line", store: storeAny, scope: true, define: keyCreate},
+	{path: "key list", synopsis: "key list STORE [-o table|json]",
+		short: "list the API keys (never their tokens)", store: storeAny, output: "[]apiKeyRow", define: keyList},
+	{path: "key revoke", synopsis: "key revoke STORE -id KEY_ID",
+		short: "revoke an API key from its next request on", store: storeAny, define: keyRevoke},
+
 	{path: "debug decode-key", synopsis: "debug decode-key FAMILY HEX [-o table|json]",
 		short: "render one key readably", output: "keyRow", nargs: -1, define: decodeKey},
 	{path: "debug keys", synopsis: "debug keys STORE -scope TENANT:ORG|NAME -family F [-limit N] [-after HEX] [-o table|json]",

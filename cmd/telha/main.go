@@ -40,6 +40,14 @@
 //	    write the erasure ledger to a file, for telha restore -ledger
 //	telha ledger list STORE [-o table|json]
 //	    list the erasures the ledger records
+//	telha serve STORE [-listen ADDR] [-tls-cert FILE -tls-key FILE] [-insecure]
+//	    serve the tenant API (gRPC, gRPC-Web, Connect JSON, MCP) until interrupted
+//	telha key create STORE -scope TENANT:ORG|NAME [-name LABEL] [-expires DURATION]
+//	    create an API key; prints its token, once, on the last line
+//	telha key list STORE [-o table|json]
+//	    list the API keys (never their tokens)
+//	telha key revoke STORE -id KEY_ID
+//	    revoke an API key from its next request on
 //	telha debug decode-key FAMILY HEX [-o table|json]
 //	    render one key readably
 //	telha debug keys STORE -scope TENANT:ORG|NAME -family F [-limit N] [-after HEX] [-o table|json]

@@ -8,6 +8,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/lifecycle"
+	"telha.dev/server"
 )
 
 // The types below are what the commands print with -o json, one JSON
@@ -27,6 +28,28 @@ type tenantRow struct {
 
 func tenantRowOf(t lifecycle.Tenant) tenantRow {
 	return tenantRow{Name: t.Name, State: t.State.String(), Scope: lifecycle.FormatScope(t.Scope), Provisioned: t.Provisioned, Changed: t.Changed}
+}
+
+// apiKeyRow is one API key of the tenant API, never its token (telha key
+// list prints a []apiKeyRow).
+type apiKeyRow struct {
+	ID      string     `json:"id"`    // the key's public id
+	Scope   string     `json:"scope"` // TENANT:ORG
+	Name    string     `json:"name"`  // its label; "" for none
+	Created time.Time  `json:"created"`
+	Expires *time.Time `json:"expires,omitempty"` // absent: never
+	Revoked *time.Time `json:"revoked,omitempty"` // absent: not revoked
+}
+
+func apiKeyRowOf(k server.Key) apiKeyRow {
+	r := apiKeyRow{ID: k.ID.String(), Scope: lifecycle.FormatScope(k.Scope), Name: k.Name, Created: k.Created}
+	if !k.Expires.IsZero() {
+		r.Expires = &k.Expires
+	}
+	if !k.Revoked.IsZero() {
+		r.Revoked = &k.Revoked
+	}
+	return r
 }
 
 // familyRow is what one column family holds, or would lose.

@@ -59,6 +59,14 @@ func TestJSONOutput(t *testing.T) {
 	del := telhaJSON[redactionReport](t, exitOK, "source", "delete", "-data", dir, "-scope", "kept", "-id", blob, "-yes")
 	check("source delete", del, del.Deleted && del.Ledger != "", "want the deletion")
 
+	created := strings.Fields(mustTelha(t, "key", "create", "-data", dir, "-scope", "kept", "-name", "ci"))
+	keys := telhaJSON[[]apiKeyRow](t, exitOK, "key", "list", "-data", dir)
+	check("key list", keys, len(keys) == 1 && keys[0].ID == created[1] && keys[0].Scope == kept && keys[0].Name == "ci" && keys[0].Revoked == nil && keys[0].Expires == nil, "want kept's key ci, live")
+	mustTelha(t, "key", "revoke", "-data", dir, "-id", keys[0].ID)
+	if keys := telhaJSON[[]apiKeyRow](t, exitOK, "key", "list", "-data", dir); len(keys) != 1 || keys[0].Revoked == nil {
+		t.Errorf("key list after revoke: %+v, want the key revoked", keys)
+	}
+
 	en := telhaJSON[erasureReport](t, exitOK, "entity", "erase", "-data", dir, "-scope", "gone", "-id", node.String(), "-yes")
 	check("entity erase", en, en.Kind == "entity" && en.Entity == node.String() && en.Rows > 0 && en.Verified != nil && len(en.Families) > 0, "want the entity's rows")
 	te := telhaJSON[erasureReport](t, exitOK, "tenant", "erase", "-data", dir, "-scope", "gone", "-yes")

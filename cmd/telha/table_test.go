@@ -66,6 +66,8 @@ func validArgs(c *command, fx engineFixture) []string {
 		return []string{"-to", out("ckpt")}
 	case "ledger export":
 		return []string{"-o", out("ledger")}
+	case "key revoke":
+		return []string{"-id", uuid.NewString()}
 	case "debug keys":
 		return []string{"-family", "node_versions"}
 	case "debug decode-key":
@@ -135,6 +137,15 @@ func specificMistakes(c *command, fx engineFixture, base []string) []mistake {
 	case "debug decode-key":
 		return []mistake{{[]string{"nodes", "00"}, `unknown column family "nodes"`}, {[]string{"node_versions"}, "want <family> <hex>"},
 			{[]string{"node_versions", "zz"}, "bad hex"}}
+	case "serve":
+		return []mistake{{with("-tls-cert", "cert.pem"), "give both a TLS certificate and its key"},
+			{with("-listen", "127.0.0.1:x"), "bad server configuration"}}
+	case "key create":
+		return []mistake{{append(slices.Clone(store), "-scope", fx.stranger), "unknown tenant"}, {with("-expires", "x"), "invalid argument"}}
+	case "key list":
+		return []mistake{{with("extra"), `unexpected argument "extra"`}}
+	case "key revoke":
+		return []mistake{{store, "missing -id KEY_ID"}, {with("-id", "x"), `"x" is not a key id`}}
 	case "debug keys":
 		return []mistake{{append(slices.Clone(store), "-scope", "acme"), "missing -family"}, {with("-limit", "0"), "-limit 0"},
 			{with("-after", "zz"), "bad hex"}}

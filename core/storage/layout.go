@@ -205,6 +205,14 @@ var layouts = []Layout{
 		scans:  []Scan{{1, NodeVectors}, {2, VectorHistory}},
 	},
 	{
+		Family: Vectors, Shape: "credential", Scope: SystemRows,
+		Fields: []Field{id("key_id"), {Name: "format", Kind: FieldUint64}, invTime("valid_time_start"), invTime("tx_time_start")},
+		Note: "an API credential of the network server, one row per version (created, revoked), the latest wins; " +
+			"the value names the tenant and holds a hash of the token, never the token; reached only through the credentials facade",
+		keys:  []any{SystemScope.CredentialKey},
+		scans: []Scan{{0, SystemScope.Credentials}, {1, SystemScope.CredentialVersions}},
+	},
+	{
 		Family: Schema,
 		Fields: []Field{hash("label_hash"), invTime("tx_time_start")},
 		Note:   `edge type registrations use label_hash = xxh3("telha/edge_type/" || be64(edge_type_hash)) (EdgeTypeKey)`,

@@ -36,7 +36,9 @@
 // scope, a key or a range of the system namespace. lifecycle hands its
 // entries (an Entry rebuilds the ranges it records, inside its tenant's
 // scope) on to the operator CLI, telha.dev/cmd, which prints, exports and
-// restores them, and to no other module.
+// restores them, and to the network server's tests, telha.dev/server,
+// which erase a tenant and check that its API keys died with it; to no
+// other module.
 //
-//telha:facade for=telha.dev/lifecycle reexport=telha.dev/cmd
+//telha:facade for=telha.dev/lifecycle reexport=telha.dev/cmd,telha.dev/server
 package ledger

@@ -1,0 +1,90 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/credentials"
+)
+
+// ErrUnauthenticated is the one answer to every request whose credential
+// authenticates nothing. Its text says nothing of why.
+var ErrUnauthenticated = errors.New("unauthenticated: send Authorization: Bearer TOKEN with a valid API key")
+
+// Authenticator checks credentials against the keys of a store.
+type Authenticator struct {
+	store storage.Reader
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New returns an Authenticator of the keys in store, logging refusals to
+// log (nil: not at all).
+func New(store storage.Reader, log *slog.Logger) *Authenticator {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Authenticator{store: store, log: log, now: time.Now}
+}
+
+// authenticate returns the principal of the Authorization header values,
+// or ErrUnauthenticated; an engine failure is returned as it is.
+func (a *Authenticator) authenticate(ctx context.Context, values []string) (Principal, error) {
+	tok, err := ParseAuthorization(values)
+	if err != nil {
+		a.log.LogAttrs(ctx, slog.LevelInfo, "refused a request", slog.String("reason", err.Error()))
+		return Principal{}, ErrUnauthenticated
+	}
+	k, err := credentials.Authenticate(a.store, tok, a.now())
+	if errors.Is(err, credentials.ErrUnauthenticated) {
+		// The reason names the key id, never the secret.
+		a.log.LogAttrs(ctx, slog.LevelInfo, "refused a request", slog.String("reason", err.Error()))
+		return Principal{}, ErrUnauthenticated
+	}
+	if err != nil {
+		a.log.LogAttrs(ctx, slog.LevelError, "authentication failed", slog.String("error", err.Error()))
+		return Principal{}, err
+	}
+	return Principal{key: k}, nil
+}
+
+// Interceptor returns the Connect interceptor that authenticates every
+// call and hands its handler the principal in the context.
+func (a *Authenticator) Interceptor() connect.Interceptor {
+	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			p, err := a.authenticate(ctx, req.Header().Values("Authorization"))
+			if errors.Is(err, ErrUnauthenticated) {
+				return nil, connect.NewError(connect.CodeUnauthenticated, ErrUnauthenticated)
+			}
+			if err != nil {
+				return nil, connect.NewError(connect.CodeUnavailable, errors.New("the store cannot check credentials now"))
+			}
+			return next(withPrincipal(ctx, p), req)
+		}
+	})
+}
+
+// Middleware returns next behind authentication: a request without a
+// valid credential gets 401 with a WWW-Authenticate: Bearer challenge.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := a.authenticate(r.Context(), r.Header.Values("Authorization"))
+		switch {
+		case errors.Is(err, ErrUnauthenticated):
+			w.Header().Set("WWW-Authenticate", `Bearer realm="telha"`)
+			http.Error(w, ErrUnauthenticated.Error(), http.StatusUnauthorized)
+			return
+		case err != nil:
+			http.Error(w, "the store cannot check credentials now", http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
+	})
+}

@@ -1,0 +1,79 @@
+// Package mcp serves the Model Context Protocol endpoint of the tenant
+// API (streamable HTTP at /mcp): tools an agent calls on its tenant's
+// data. It serves requests, so every scope it uses is the principal's
+// (auth.From), which the server's middleware put in the request's
+// context after checking the same bearer token as the RPCs take.
+//
+// The endpoint is stateless: every HTTP request gets a server of its own
+// whose tools are bound to that request's principal, so no session can
+// outlive its credential or be taken over by another token.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"telha.dev/core/storage"
+	"telha.dev/server/auth"
+	"telha.dev/temporal"
+)
+
+// Handler returns the MCP endpoint over store. It must run behind the
+// authentication middleware: a request without a principal gets no
+// server.
+func Handler(store *temporal.Store, maxBody int64) http.Handler {
+	h := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		p, ok := auth.From(r.Context())
+		if !ok {
+			return nil
+		}
+		return newServer(store, p.Scope())
+	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	return http.MaxBytesHandler(h, maxBody)
+}
+
+// newServer returns a server whose tools read scope.
+func newServer(store *temporal.Store, scope storage.TenantScope) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "telha", Version: "v1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "get_node", Description: "Read a node of your tenant as it is now: its labels and value."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in getNodeInput) (*sdk.CallToolResult, nodeOutput, error) {
+			return getNode(store, scope, in)
+		})
+	return s
+}
+
+type getNodeInput struct {
+	ID string `json:"id" jsonschema:"the node's id, a UUID"`
+}
+
+type nodeOutput struct {
+	ID     string   `json:"id"`
+	Labels []string `json:"labels,omitempty"`
+	Value  []byte   `json:"value,omitempty"`
+}
+
+// errNotFound is the tool error of a read that finds nothing.
+var errNotFound = errors.New("not found")
+
+func getNode(store *temporal.Store, scope storage.TenantScope, in getNodeInput) (*sdk.CallToolResult, nodeOutput, error) {
+	id, err := uuid.Parse(in.ID)
+	if err != nil || id == uuid.Nil || len(in.ID) != 36 {
+		return nil, nodeOutput{}, errors.New("id: want a UUID in its 36-character form")
+	}
+	v, err := store.CurrentNode(scope, id)
+	if errors.Is(err, temporal.ErrNotFound) {
+		return nil, nodeOutput{}, errNotFound
+	}
+	if err != nil {
+		return nil, nodeOutput{}, errors.New("internal error")
+	}
+	out := nodeOutput{ID: v.ID.String(), Labels: v.Labels}
+	if p, ok := v.Props["value"]; ok && p.Kind == temporal.KindBytes {
+		out.Value = p.Bytes
+	}
+	return nil, out, nil
+}
