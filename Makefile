@@ -81,10 +81,11 @@ check-timeouts:
 
 ## format: every Go file of the workspace modules is gofmt-formatted and
 ## grouped as `goimports -local telha.dev` groups it (goimports at the
-## x/tools version analyzers/go.mod pins); testdata is left as written.
+## x/tools version analyzers/go.mod pins); testdata and generated files
+## (the "Code generated ... DO NOT EDIT." header) are left as written.
 GOIMPORTS := $(GO) run golang.org/x/tools/cmd/goimports
 format:
-	@files=$$(find $(MODULES) -name '*.go' -not -path '*/testdata/*' | sort -u); \
+	@files=$$(find $(MODULES) -name '*.go' -not -path '*/testdata/*' | xargs grep -L '^// Code generated .* DO NOT EDIT\.$$' | sort -u); \
 	bad=$$( { gofmt -l $$files; cd analyzers && $(GOIMPORTS) -local telha.dev -l $$(printf '../%s ' $$files); } | sed 's|^\.\./||' | sort -u); \
 	if [ -n "$$bad" ]; then echo "format: not gofmt/goimports -local telha.dev formatted:" >&2; echo "$$bad" >&2; exit 1; fi
 
