@@ -95,9 +95,15 @@ func ParseKey(s TenantScope, cf ColumnFamily, b []byte) (Key, error) {
 }
 
 func (p VersionParts) String() string {
+	// Of the two version families only edge_versions holds a system shape
+	// (the deployment secret); a system key of node_versions is no
+	// layout's, and is rendered as one.
 	what := "id"
-	if p.Scope.IsSystem() {
+	switch {
+	case p.Scope.IsSystem() && p.Family == EdgeVersions:
 		what = "deployment_secret"
+	case p.Scope.IsSystem():
+		what = "id(no system layout)"
 	}
 	return fmt.Sprintf("%s scope=%s %s=%s valid_start=%s tx_start=%s", p.Family, p.Scope, what, p.ID, p.ValidStart, p.TxStart)
 }

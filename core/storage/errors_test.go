@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -336,5 +337,25 @@ func TestAfterNeverEmpty(t *testing.T) {
 	}
 	if err != nil && !errors.Is(err, ErrEmptyRange) {
 		t.Errorf("After(the last key of %v): %v, want ErrEmptyRange", stored, err)
+	}
+}
+
+// TestDescribeSystemVersionKeys: a system key of edge_versions is the
+// deployment secret's; one of node_versions, which holds no system shape,
+// is not rendered as it.
+func TestDescribeSystemVersionKeys(t *testing.T) {
+	secret := SystemScope{}.DeploymentSecretKey(uuid.UUID{1}, MinTimestamp, MinTimestamp)
+	b := secret.Bytes()
+	for _, tt := range []struct {
+		cf   ColumnFamily
+		want string
+	}{
+		{EdgeVersions, "edge_versions scope=system deployment_secret="},
+		{NodeVersions, "node_versions scope=system id(no system layout)="},
+	} {
+		got, err := DescribeKey(tt.cf, b)
+		if err != nil || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("DescribeKey(%s, the secret's bytes) = %q, %v; want %q...", tt.cf, got, err, tt.want)
+		}
 	}
 }
