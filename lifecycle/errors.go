@@ -43,3 +43,15 @@ var (
 	// It wraps ErrCorruptFile.
 	ErrForeignRow = fmt.Errorf("%w: row outside the exported scope", ErrCorruptFile)
 )
+
+// unknownNameError is a -scope that is neither TENANT:ORG nor a name the
+// registry holds: a bad scope and an unknown tenant, said once.
+type unknownNameError struct{ name string }
+
+func (e unknownNameError) Error() string {
+	return fmt.Sprintf("unknown tenant %q: a tenant is named by TENANT:ORG (two UUIDs) or by its display name", e.name)
+}
+
+func (e unknownNameError) Is(target error) bool {
+	return target == ErrBadScope || target == ErrUnknownTenant
+}

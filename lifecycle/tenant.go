@@ -93,8 +93,11 @@ func List(r storage.Reader) ([]Tenant, error) { return tenants.List(r) }
 func Lookup(r storage.Reader, arg string) (t Tenant, ok bool, err error) {
 	if !strings.Contains(arg, ":") {
 		t, err := tenants.ByName(r, arg)
-		if err != nil {
-			return Tenant{}, false, fmt.Errorf("look up %q: %w: %w", arg, ErrBadScope, err)
+		switch {
+		case errors.Is(err, ErrUnknownTenant):
+			return Tenant{}, false, unknownNameError{arg}
+		case err != nil:
+			return Tenant{}, false, fmt.Errorf("look up %q: %w", arg, err)
 		}
 		return t, true, nil
 	}
