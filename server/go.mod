@@ -26,6 +26,7 @@ require (
 	google.golang.org/protobuf v1.36.12
 	telha.dev/core v0.0.0-00010101000000-000000000000
 	telha.dev/core/storage/etcd v0.0.0-00010101000000-000000000000
+	telha.dev/graph v0.0.0-00010101000000-000000000000
 	telha.dev/lifecycle v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
 )

@@ -20,11 +20,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"telha.dev/core/storage"
+	"telha.dev/graph"
 	"telha.dev/server/api"
 	"telha.dev/server/auth"
 	"telha.dev/server/gen/telha/v1/telhav1connect"
 	"telha.dev/server/mcp"
-	"telha.dev/temporal"
 )
 
 // ErrNoEngine reports a server without an engine.
@@ -71,9 +71,11 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), newTenantLimit(conc).interceptor(), deadline(limits)),
 		connect.WithReadMaxBytes(limits.MaxRequestBytes),
 	)
-	temporalStore := temporal.Open(e, temporal.Options{})
+	g := graph.Open(e, graph.Options{})
+	temporalStore := g.Store()
 	mux := http.NewServeMux()
 	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(temporalStore, limits, log), handlerOpts))
+	mux.Handle(telhav1connect.NewGraphServiceHandler(api.NewGraph(g, limits, log), handlerOpts))
 	mux.Handle("/mcp", authn.Middleware(mcp.Handler(temporalStore, int64(limits.MaxRequestBytes))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health(e))

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/graph"
 	"telha.dev/server/auth"
 	"telha.dev/temporal"
 )
@@ -58,11 +59,13 @@ func classified(log *slog.Logger, what string, err error) error {
 		return nil
 	case errors.As(err, new(*connect.Error)):
 		return err
-	case errors.Is(err, temporal.ErrNotFound), errors.Is(err, temporal.ErrUnknownNode), errors.Is(err, temporal.ErrUnknownEdge):
+	case errors.Is(err, temporal.ErrNotFound), errors.Is(err, temporal.ErrUnknownNode), errors.Is(err, temporal.ErrUnknownEdge),
+		errors.Is(err, graph.ErrNoPath):
 		return connect.NewError(connect.CodeNotFound, errors.New("not found"))
 	case errors.Is(err, temporal.ErrInvalidFact), errors.Is(err, temporal.ErrInvalidInterval),
 		errors.Is(err, temporal.ErrEndpointsChanged), errors.Is(err, temporal.ErrBadLimit),
-		errors.Is(err, temporal.ErrUnknownEdgeType), errors.Is(err, storage.ErrValueTooLarge):
+		errors.Is(err, temporal.ErrUnknownEdgeType), errors.Is(err, storage.ErrValueTooLarge),
+		errors.Is(err, graph.ErrBadLimit), errors.Is(err, graph.ErrBadDirection):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return connect.NewError(connect.CodeDeadlineExceeded, errors.New("deadline exceeded"))

@@ -60,13 +60,34 @@ func (l Limits) WithDefaults() Limits {
 // pageSize returns the page size a request asks for: the limit when it
 // asks for none, resource_exhausted beyond the limit.
 func (l Limits) pageSize(asked int32) (int, error) {
+	return capped("page_size", asked, l.MaxPageSize)
+}
+
+// depth returns the traversal depth a request asks for: the limit when it
+// asks for none, resource_exhausted beyond the limit.
+func (l Limits) depth(asked int32) (int, error) {
+	return capped("depth", asked, l.MaxDepth)
+}
+
+// k returns the number of neighbours a kNN request asks for: at least 1,
+// resource_exhausted beyond the limit.
+func (l Limits) k(asked int32) (int, error) {
+	if asked == 0 {
+		return 0, invalid("k: want at least 1")
+	}
+	return capped("k", asked, l.MaxK)
+}
+
+// capped returns asked, or limit when asked is 0: invalid_argument when
+// negative, resource_exhausted over limit.
+func capped(name string, asked int32, limit int) (int, error) {
 	switch {
 	case asked < 0:
-		return 0, invalid("page_size: %d is negative", asked)
+		return 0, invalid("%s: %d is negative", name, asked)
 	case asked == 0:
-		return l.MaxPageSize, nil
-	case int(asked) > l.MaxPageSize:
-		return 0, exhausted("page_size: %d is over the limit of %d", asked, l.MaxPageSize)
+		return limit, nil
+	case int(asked) > limit:
+		return 0, exhausted("%s: %d is over the limit of %d", name, asked, limit)
 	}
 	return int(asked), nil
 }
