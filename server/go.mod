@@ -29,6 +29,7 @@ require (
 	telha.dev/graph v0.0.0-00010101000000-000000000000
 	telha.dev/lifecycle v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
+	telha.dev/vector v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -106,7 +107,6 @@ require (
 	pgregory.net/rapid v1.3.0 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 	telha.dev/sources v0.0.0-00010101000000-000000000000 // indirect
-	telha.dev/vector v0.0.0-00010101000000-000000000000 // indirect
 )
 
 tool (

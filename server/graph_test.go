@@ -43,10 +43,7 @@ func TestGraphJSON(t *testing.T) {
 		if err := json.Unmarshal(out, &sp); err != nil || len(sp.Edges) != 1 || sp.Edges[0].Edge != a.edge.String() {
 			t.Fatalf("ShortestPath = %s (%v), want A's edge", out, err)
 		}
-		for _, c := range []struct {
-			proc, body string
-			want       int
-		}{
+		w.expectCodes(t, a.token, "telha.v1.GraphService", []codeCase{
 			{"ShortestPath", fmt.Sprintf(`{"from":%q,"to":%q,"direction":"DIRECTION_IN"}`, a.nodes[0], a.nodes[1]), http.StatusNotFound},
 			{"ShortestPath", fmt.Sprintf(`{"from":%q,"to":%q}`, a.nodes[0], b.nodes[1]), http.StatusNotFound},
 			{"KHop", fmt.Sprintf(`{"id":%q}`, b.nodes[0]), http.StatusNotFound},
@@ -55,10 +52,6 @@ func TestGraphJSON(t *testing.T) {
 			{"KHop", fmt.Sprintf(`{"id":%q,"pageSize":100000}`, a.nodes[0]), http.StatusTooManyRequests},
 			{"Neighbours", fmt.Sprintf(`{"id":%q,"pageSize":-5}`, a.nodes[0]), http.StatusBadRequest},
 			{"Neighbours", fmt.Sprintf(`{"id":%q,"direction":9}`, a.nodes[0]), http.StatusBadRequest},
-		} {
-			if code, out := w.call(t, a.token, "telha.v1.GraphService/"+c.proc, c.body); code != c.want {
-				t.Errorf("%s %s = %d %s, want %d", c.proc, c.body, code, out, c.want)
-			}
-		}
+		})
 	})
 }

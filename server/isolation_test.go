@@ -49,7 +49,8 @@ func procedure(m protoreflect.MethodDescriptor) string {
 // hostile returns requests for m in Connect's JSON that name the ids of
 // another tenant in every string field, with values of every kind that a
 // handler could mistake for a scope: each id alone, and extremes for the
-// numbers.
+// numbers. A field named model names testModel in the requests of small
+// numbers, so that the vector calls get past the model and search.
 func hostile(t *testing.T, m protoreflect.MethodDescriptor, ids []uuid.UUID) []string {
 	t.Helper()
 	var out []string
@@ -57,6 +58,9 @@ func hostile(t *testing.T, m protoreflect.MethodDescriptor, ids []uuid.UUID) []s
 		for _, extreme := range []bool{false, true} {
 			msg := dynamicpb.NewMessage(m.Input())
 			fill(msg, id.String(), extreme)
+			if f := m.Input().Fields().ByName("model"); f != nil && !extreme {
+				msg.Set(f, protoreflect.ValueOfString(testModel))
+			}
 			b, err := protojson.Marshal(msg)
 			if err != nil {
 				t.Fatal(err)

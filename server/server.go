@@ -25,6 +25,9 @@ import (
 	"telha.dev/server/auth"
 	"telha.dev/server/gen/telha/v1/telhav1connect"
 	"telha.dev/server/mcp"
+	"telha.dev/temporal"
+	"telha.dev/vector"
+	"telha.dev/vector/bitmap"
 )
 
 // ErrNoEngine reports a server without an engine.
@@ -71,11 +74,13 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), newTenantLimit(conc).interceptor(), deadline(limits)),
 		connect.WithReadMaxBytes(limits.MaxRequestBytes),
 	)
-	g := graph.Open(e, graph.Options{})
+	bitmaps := bitmap.New(e, bitmap.Options{})
+	g := graph.Open(e, graph.Options{Indexers: []temporal.Indexer{bitmaps}})
 	temporalStore := g.Store()
 	mux := http.NewServeMux()
 	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(temporalStore, limits, log), handlerOpts))
 	mux.Handle(telhav1connect.NewGraphServiceHandler(api.NewGraph(g, limits, log), handlerOpts))
+	mux.Handle(telhav1connect.NewVectorServiceHandler(api.NewVector(e, vector.New(e), bitmaps, limits, log), handlerOpts))
 	mux.Handle("/mcp", authn.Middleware(mcp.Handler(temporalStore, int64(limits.MaxRequestBytes))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health(e))

@@ -15,6 +15,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
 	"telha.dev/lifecycle"
+	"telha.dev/vector"
 )
 
 // tenant is one tenant of a wire test: its scope, a token, and the ids of
@@ -29,6 +30,11 @@ type tenant struct {
 	marker string // in every value the tenant wrote
 }
 
+// testModel is the model every wire test registers: one dimension, so
+// that the one element the hostile requests put in a list is a vector of
+// it.
+const testModel = "test-model"
+
 // wire is a server on an engine of the matrix, served over HTTP/1.1 and
 // unencrypted HTTP/2, with three tenants that hold data.
 type wire struct {
@@ -40,7 +46,8 @@ type wire struct {
 }
 
 // newWire starts a server on env's engine with three tenants, each with
-// a key and two nodes joined by an edge.
+// a key and two nodes joined by an edge, each node with a vector of
+// testModel (the first [0], the second [1]).
 func newWire(t *testing.T, env *storagetest.Env) *wire {
 	t.Helper()
 	srv, err := New(env.Engine, Options{})
@@ -54,6 +61,9 @@ func newWire(t *testing.T, env *storagetest.Env) *wire {
 	hs.Start()
 	t.Cleanup(hs.Close)
 	w := &wire{env: env, srv: srv, http: hs, client: hs.Client()}
+	if _, err := vector.New(env.Engine).RegisterModel(testModel, 1, vector.L2, storage.TimestampOf(time.Now())); err != nil {
+		t.Fatal(err)
+	}
 	for i, s := range storagetest.TenantScopes(t, 3) {
 		name := fmt.Sprintf("tenant-%c", 'a'+i)
 		if _, err := lifecycle.Provision(env.Engine, s, name); err != nil {
@@ -68,6 +78,9 @@ func newWire(t *testing.T, env *storagetest.Env) *wire {
 		tn.edge = uuid.New()
 		for _, id := range tn.nodes {
 			w.mustCall(t, tok, "telha.v1.TemporalService/PutNode", fmt.Sprintf(`{"id":%q,"value":%q,"validFrom":"2020-01-01T00:00:00Z","labels":["Person"]}`, id, b64(tn.marker)))
+		}
+		for i, id := range tn.nodes {
+			w.mustCall(t, tok, "telha.v1.VectorService/Upsert", fmt.Sprintf(`{"id":%q,"model":%q,"vector":[%d]}`, id, testModel, i))
 		}
 		w.mustCall(t, tok, "telha.v1.TemporalService/PutEdge", fmt.Sprintf(`{"id":%q,"from":%q,"to":%q,"type":"knows","value":%q,"validFrom":"2020-01-01T00:00:00Z"}`,
 			tn.edge, tn.nodes[0], tn.nodes[1], b64(tn.marker)))
@@ -132,3 +145,20 @@ func tenantRows(t testing.TB, e storage.Reader, scope storage.TenantScope) []byt
 
 // wait sleeps past d: a key's expiry is wall-clock time.
 func wait(d time.Duration) { time.Sleep(d) }
+
+// codeCase is one call of a table and the HTTP status it must get.
+type codeCase struct {
+	proc, body string
+	want       int
+}
+
+// expectCodes makes each call of cases to service with token and fails
+// the test for each answer of another status.
+func (w *wire) expectCodes(t *testing.T, token, service string, cases []codeCase) {
+	t.Helper()
+	for _, c := range cases {
+		if code, out := w.call(t, token, service+"/"+c.proc, c.body); code != c.want {
+			t.Errorf("%s %s = %d %s, want %d", c.proc, c.body, code, out, c.want)
+		}
+	}
+}

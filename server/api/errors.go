@@ -13,6 +13,8 @@ import (
 	"telha.dev/graph"
 	"telha.dev/server/auth"
 	"telha.dev/temporal"
+	"telha.dev/vector"
+	"telha.dev/vector/bitmap"
 )
 
 // errNoPrincipal is the answer of a handler reached without a principal:
@@ -60,12 +62,14 @@ func classified(log *slog.Logger, what string, err error) error {
 	case errors.As(err, new(*connect.Error)):
 		return err
 	case errors.Is(err, temporal.ErrNotFound), errors.Is(err, temporal.ErrUnknownNode), errors.Is(err, temporal.ErrUnknownEdge),
-		errors.Is(err, graph.ErrNoPath):
+		errors.Is(err, graph.ErrNoPath), errors.Is(err, vector.ErrUnknownModel):
 		return connect.NewError(connect.CodeNotFound, errors.New("not found"))
 	case errors.Is(err, temporal.ErrInvalidFact), errors.Is(err, temporal.ErrInvalidInterval),
 		errors.Is(err, temporal.ErrEndpointsChanged), errors.Is(err, temporal.ErrBadLimit),
 		errors.Is(err, temporal.ErrUnknownEdgeType), errors.Is(err, storage.ErrValueTooLarge),
-		errors.Is(err, graph.ErrBadLimit), errors.Is(err, graph.ErrBadDirection):
+		errors.Is(err, graph.ErrBadLimit), errors.Is(err, graph.ErrBadDirection),
+		errors.Is(err, vector.ErrDimensionMismatch), errors.Is(err, vector.ErrInvalidVector),
+		errors.Is(err, vector.ErrInvalidQuery), errors.Is(err, bitmap.ErrInvalidQuery), errors.Is(err, bitmap.ErrOverflow):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return connect.NewError(connect.CodeDeadlineExceeded, errors.New("deadline exceeded"))
