@@ -76,12 +76,13 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	)
 	bitmaps := bitmap.New(e, bitmap.Options{})
 	g := graph.Open(e, graph.Options{Indexers: []temporal.Indexer{bitmaps}})
-	temporalStore := g.Store()
 	mux := http.NewServeMux()
-	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(temporalStore, limits, log), handlerOpts))
+	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(g.Store(), limits, log), handlerOpts))
 	mux.Handle(telhav1connect.NewGraphServiceHandler(api.NewGraph(g, limits, log), handlerOpts))
-	mux.Handle(telhav1connect.NewVectorServiceHandler(api.NewVector(e, vector.New(e), bitmaps, limits, log), handlerOpts))
-	mux.Handle("/mcp", authn.Middleware(mcp.Handler(temporalStore, int64(limits.MaxRequestBytes))))
+	vectors := vector.New(e)
+	mux.Handle(telhav1connect.NewVectorServiceHandler(api.NewVector(e, vectors, bitmaps, limits, log), handlerOpts))
+	backends := mcp.Backends{Graph: g, Vectors: vectors, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
+	mux.Handle("/mcp", authn.Middleware(mcp.Handler(backends, int64(limits.MaxRequestBytes))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health(e))
 	return &Server{engine: e, handler: mux, log: log}, nil

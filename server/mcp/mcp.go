@@ -18,30 +18,50 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"telha.dev/core/storage"
+	"telha.dev/graph"
 	"telha.dev/server/auth"
 	"telha.dev/temporal"
+	"telha.dev/vector"
 )
 
-// Handler returns the MCP endpoint over store. It must run behind the
+// Backends are what the tools read, and the caps on what one call may
+// ask for.
+type Backends struct {
+	Graph   *graph.Graph
+	Vectors *vector.Store
+	// MaxNeighbours bounds the edges neighbours returns; MaxK bounds
+	// knn's k.
+	MaxNeighbours, MaxK int
+}
+
+// Handler returns the MCP endpoint over b. It must run behind the
 // authentication middleware: a request without a principal gets no
 // server.
-func Handler(store *temporal.Store, maxBody int64) http.Handler {
+func Handler(b Backends, maxBody int64) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		p, ok := auth.From(r.Context())
 		if !ok {
 			return nil
 		}
-		return newServer(store, p.Scope())
+		return newServer(b, p.Scope())
 	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	return http.MaxBytesHandler(h, maxBody)
 }
 
 // newServer returns a server whose tools read scope.
-func newServer(store *temporal.Store, scope storage.TenantScope) *sdk.Server {
+func newServer(b Backends, scope storage.TenantScope) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "telha", Version: "v1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "get_node", Description: "Read a node of your tenant as it is now: its labels and value."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in getNodeInput) (*sdk.CallToolResult, nodeOutput, error) {
-			return getNode(store, scope, in)
+			return getNode(b.Graph.Store(), scope, in)
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "neighbours", Description: "List the edges of a node of your tenant as they are now: the node at the other end, the edge, its type and direction."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in neighboursInput) (*sdk.CallToolResult, neighboursOutput, error) {
+			return neighbours(b, scope, in)
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "knn", Description: "Find the k nodes of your tenant whose embeddings under a model are nearest to a vector, nearest first."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in knnInput) (*sdk.CallToolResult, knnOutput, error) {
+			return knn(b, scope, in)
 		})
 	return s
 }
@@ -59,17 +79,30 @@ type nodeOutput struct {
 // errNotFound is the tool error of a read that finds nothing.
 var errNotFound = errors.New("not found")
 
+// errInternal is the tool error of a call that failed for another reason
+// than its arguments; the reason is not the agent's to see.
+var errInternal = errors.New("internal error")
+
+// parseID parses a tool's id argument.
+func parseID(s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil || id == uuid.Nil || len(s) != 36 {
+		return uuid.Nil, errors.New("id: want a UUID in its 36-character form")
+	}
+	return id, nil
+}
+
 func getNode(store *temporal.Store, scope storage.TenantScope, in getNodeInput) (*sdk.CallToolResult, nodeOutput, error) {
-	id, err := uuid.Parse(in.ID)
-	if err != nil || id == uuid.Nil || len(in.ID) != 36 {
-		return nil, nodeOutput{}, errors.New("id: want a UUID in its 36-character form")
+	id, err := parseID(in.ID)
+	if err != nil {
+		return nil, nodeOutput{}, err
 	}
 	v, err := store.CurrentNode(scope, id)
 	if errors.Is(err, temporal.ErrNotFound) {
 		return nil, nodeOutput{}, errNotFound
 	}
 	if err != nil {
-		return nil, nodeOutput{}, errors.New("internal error")
+		return nil, nodeOutput{}, errInternal
 	}
 	out := nodeOutput{ID: v.ID.String(), Labels: v.Labels}
 	if p, ok := v.Props["value"]; ok && p.Kind == temporal.KindBytes {
