@@ -81,7 +81,7 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	mux.Handle(telhav1connect.NewGraphServiceHandler(api.NewGraph(g, limits, log), handlerOpts))
 	vectors := vector.New(e)
 	mux.Handle(telhav1connect.NewVectorServiceHandler(api.NewVector(e, vectors, bitmaps, limits, log), handlerOpts))
-	backends := mcp.Backends{Store: g.Store(), Graph: g, Vectors: vectors, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
+	backends := mcp.Backends{Graph: g, Vectors: vectors, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
 	mux.Handle("/mcp", authn.Middleware(mcp.Handler(backends, int64(limits.MaxRequestBytes))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health(e))

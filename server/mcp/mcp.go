@@ -27,11 +27,6 @@ import (
 // Backends are what the tools read, and the caps on what one call may
 // ask for.
 type Backends struct {
-	// Store is Graph's store (Graph.Store), handed over by the server:
-	// telhavet's scopesource rule reports a call of Graph.Store in a
-	// package that serves requests, as a function whose result holds
-	// scopes.
-	Store   *temporal.Store
 	Graph   *graph.Graph
 	Vectors *vector.Store
 	// MaxNeighbours bounds the edges neighbours returns; MaxK bounds
@@ -58,7 +53,7 @@ func newServer(b Backends, scope storage.TenantScope) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "telha", Version: "v1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "get_node", Description: "Read a node of your tenant as it is now: its labels and value."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in getNodeInput) (*sdk.CallToolResult, nodeOutput, error) {
-			return getNode(b.Store, scope, in)
+			return getNode(b.Graph.Store(), scope, in)
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "neighbours", Description: "List the edges of a node of your tenant as they are now: the node at the other end, the edge, its type and direction."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in neighboursInput) (*sdk.CallToolResult, neighboursOutput, error) {
