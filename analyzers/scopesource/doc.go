@@ -32,6 +32,9 @@
 // one, a decoder of keys), unless that package has the grant itself (the
 // authentication package's Principal.Scope), and every type assertion or
 // conversion to a type that is or holds one (a scope taken out of a
-// context.Context that something else stored). A scope passed in as a
-// parameter is the caller's business, and reported there.
+// context.Context that something else stored). "Holds" counts what the
+// package can name: a scope in an unexported field of another package's
+// type (a subsystem's store keeping its caches) is not one it can take
+// out, and not reported; a method that hands it out is. A scope passed in
+// as a parameter is the caller's business, and reported there.
 package scopesource

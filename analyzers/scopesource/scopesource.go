@@ -48,7 +48,7 @@ func run(p *rule.Pass) {
 	if credentials == nil {
 		return
 	}
-	find := refs.NewFinder(p, credentials)
+	find := refs.NewFinder(p, credentials).VisibleFrom(p.Pkg)
 	info := p.TypesInfo
 	issuer := func(pkg *types.Package) bool { return p.ImportPackageFact(pkg, new(Issuer)) }
 	for id := range inspector.All[*ast.Ident](p.Inspector) {

@@ -24,6 +24,10 @@ type Finder struct {
 	// innermost named type began: a nil answer is final only if the walk
 	// met no type being walked further out.
 	cut int
+	// from, if set, is the package the values are used in: a field it
+	// cannot name (unexported, of another package, not embedded) is not
+	// looked into, as code there cannot take anything out of it.
+	from *types.Package
 }
 
 // NewFinder returns a Finder for the pass that finds the type names that
@@ -47,6 +51,14 @@ func NewFinder(p *rule.Pass, m Matcher) *Finder {
 		busy: make(map[*types.Named]int),
 		cut:  maxDepth,
 	}
+}
+
+// VisibleFrom makes f look only into the fields that code of pkg can
+// name, and returns f: for a rule about what a package can take out of a
+// value (scopesource), not about what a value carries (the key rules).
+func (f *Finder) VisibleFrom(pkg *types.Package) *Finder {
+	f.from = pkg
+	return f
 }
 
 // AuthorityTypes returns a Finder of the types declared in the authority.
@@ -92,7 +104,11 @@ func (f *Finder) Find(t types.Type) *types.TypeName {
 		return f.tuple(t)
 	case *types.Struct:
 		for i := range t.NumFields() {
-			if tn := f.Find(t.Field(i).Type()); tn != nil {
+			fd := t.Field(i)
+			if f.from != nil && !fd.Exported() && !fd.Embedded() && fd.Pkg() != f.from {
+				continue
+			}
+			if tn := f.Find(fd.Type()); tn != nil {
 				return tn
 			}
 		}
