@@ -61,7 +61,7 @@ func TestSourceCommands(t *testing.T) {
 		{"no subcommand", []string{"source"}, "missing subcommand"},
 		{"unknown subcommand", []string{"source", "frob"}, `unknown subcommand "frob"`},
 		{"no scope", []string{"source", "put", "-data", data, doc}, "-scope"},
-		{"unknown tenant name", []string{"source", "put", "-data", data, "-scope", "nobody", doc}, `look up "nobody"`},
+		{"unknown tenant name", []string{"source", "put", "-data", data, "-scope", "nobody", doc}, `unknown tenant "nobody"`},
 		{"nil tenant", []string{"source", "put", "-data", data, "-scope", "00000000-0000-0000-0000-000000000000:0190a000-0000-7000-8000-00000000000f", doc}, "nil tenant"},
 		{"no data", []string{"source", "put", "-scope", scope, doc}, "missing -data"},
 		{"no file", []string{"source", "put", "-data", data, "-scope", scope}, "want one FILE"},
