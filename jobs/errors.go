@@ -26,6 +26,9 @@ var (
 	// ErrBadOwner reports an empty owner name or one longer than MaxOwnerLen.
 	ErrBadOwner = errors.New("bad lease owner")
 
+	// ErrBadLease reports a lease handle that is not one (ParseHandle).
+	ErrBadLease = errors.New("malformed lease handle")
+
 	// ErrBadState reports a State outside the five job states.
 	ErrBadState = errors.New("unknown job state")
 

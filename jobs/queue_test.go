@@ -395,3 +395,52 @@ func TestClosedEngine(t *testing.T) {
 		}
 	})
 }
+
+// A claim's handle parses back to a lease that Complete accepts, and the
+// handle of another claim, owner or job is refused as a stale lease is.
+func TestLeaseHandle(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		q := tenantQueue(t, newStore(t, env.Engine, newClock()), 1)
+		mustEnqueue(t, q, "first", jobs.EnqueueOptions{Priority: jobs.PriorityHigh})
+		mustEnqueue(t, q, "second", jobs.EnqueueOptions{})
+		parse := func(l jobs.Lease) jobs.Lease {
+			t.Helper()
+			back, err := jobs.ParseHandle(l.Handle())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return back
+		}
+		first, err := q.Claim("worker-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := q.Claim("worker-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := parse(first)
+		if back.Ref != first.Ref || back.Owner != first.Owner || back.Handle() != first.Handle() {
+			t.Fatalf("ParseHandle(Handle()) = %+v, want the ref and owner of %+v", back, first)
+		}
+		stolen := parse(second)
+		stolen.Owner = "worker-1"
+		if err := q.Complete(stolen); !errors.Is(err, jobs.ErrWrongOwner) {
+			t.Errorf("Complete of another owner's job = %v, want ErrWrongOwner", err)
+		}
+		other := parse(first)
+		other.ID = uuid.New()
+		if err := q.Complete(other); !errors.Is(err, jobs.ErrUnknownJob) {
+			t.Errorf("Complete of a made-up job = %v, want ErrUnknownJob", err)
+		}
+		if err := q.Complete(back); err != nil {
+			t.Errorf("Complete with the parsed handle: %v", err)
+		}
+		if err := q.Complete(parse(first)); !errors.Is(err, jobs.ErrLeaseLost) {
+			t.Errorf("Complete twice = %v, want ErrLeaseLost", err)
+		}
+		if err := q.Complete(parse(second)); err != nil {
+			t.Errorf("Complete of the second claim: %v", err)
+		}
+	})
+}
