@@ -27,7 +27,9 @@ require (
 	telha.dev/core v0.0.0-00010101000000-000000000000
 	telha.dev/core/storage/etcd v0.0.0-00010101000000-000000000000
 	telha.dev/graph v0.0.0-00010101000000-000000000000
+	telha.dev/jobs v0.0.0-00010101000000-000000000000
 	telha.dev/lifecycle v0.0.0-00010101000000-000000000000
+	telha.dev/sources v0.0.0-00010101000000-000000000000
 	telha.dev/temporal v0.0.0-00010101000000-000000000000
 	telha.dev/vector v0.0.0-00010101000000-000000000000
 )
@@ -106,7 +108,6 @@ require (
 	lukechampine.com/blake3 v1.4.1 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
-	telha.dev/sources v0.0.0-00010101000000-000000000000 // indirect
 )
 
 tool (

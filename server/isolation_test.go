@@ -72,21 +72,29 @@ func hostile(t *testing.T, m protoreflect.MethodDescriptor, ids []uuid.UUID) []s
 }
 
 // fill sets every field of msg: strings to s, bytes to a marker, numbers
-// to small or (extreme) out-of-range values, lists to one such element.
+// to small or (extreme) out-of-range values, lists to one such element,
+// maps to one entry, messages of package telha.v1 filled the same way
+// (timestamps stay absent: now, for most calls).
 func fill(msg protoreflect.Message, s string, extreme bool) {
 	fields := msg.Descriptor().Fields()
 	for i := range fields.Len() {
 		f := fields.Get(i)
-		if f.Message() != nil {
-			continue // timestamps and nested messages: absent
-		}
-		v := scalar(f, s, extreme)
-		if f.IsList() {
+		switch {
+		case f.IsMap():
+			msg.Mutable(f).Map().Set(protoreflect.ValueOfString(s).MapKey(), scalar(f.MapValue(), s, extreme))
+		case f.Message() != nil && f.Message().ParentFile().Package() != "telha.v1":
+		case f.Message() != nil && f.IsList():
 			l := msg.Mutable(f).List()
-			l.Append(v)
-			continue
+			e := l.NewElement()
+			fill(e.Message(), s, extreme)
+			l.Append(e)
+		case f.Message() != nil:
+			fill(msg.Mutable(f).Message(), s, extreme)
+		case f.IsList():
+			msg.Mutable(f).List().Append(scalar(f, s, extreme))
+		default:
+			msg.Set(f, scalar(f, s, extreme))
 		}
-		msg.Set(f, v)
 	}
 }
 
@@ -158,7 +166,7 @@ func TestIsolationEveryRPC(t *testing.T) {
 		a, b, c := w.tenants[0], w.tenants[1], w.tenants[2]
 		before := map[*tenant][]byte{b: tenantRows(t, env.Engine, b.scope), c: tenantRows(t, env.Engine, c.scope)}
 		system := storagetest.SystemRows(t, env.Engine)
-		bIDs := append(slices.Clone(b.nodes), b.edge, c.nodes[0])
+		bIDs := append(slices.Clone(b.nodes), b.edge, b.source, b.trace, b.job, c.nodes[0])
 		calls := 0
 		for _, m := range methods(t) {
 			for _, body := range hostile(t, m, bIDs) {

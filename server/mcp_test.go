@@ -93,7 +93,7 @@ func hostileArgs(t *testing.T, tool mcpTool, id string) string {
 	return string(b)
 }
 
-// get_node, neighbours and knn over MCP read the caller's data; every
+// get_node, neighbours, knn and facts over MCP read the caller's data; every
 // tool (as tools/list names them, with arguments from its schema) with
 // A's token and B's ids returns nothing of B; without a valid token /mcp
 // answers 401.
@@ -113,11 +113,15 @@ func TestMCPIsolation(t *testing.T) {
 		if code != http.StatusOK || !bytes.Contains(out, []byte(a.nodes[0].String())) || !bytes.Contains(out, []byte(a.nodes[1].String())) {
 			t.Fatalf("knn with A's token = %d %s, want A's nodes", code, out)
 		}
+		code, out = w.mcpCall(t, a.token, "tools/call", fmt.Sprintf(`{"name":"facts","arguments":{"source":%q}}`, a.source))
+		if code != http.StatusOK || !bytes.Contains(out, []byte(a.nodes[0].String())) {
+			t.Fatalf("facts of A's own document = %d %s, want the fact of its first node", code, out)
+		}
 		tools := w.mcpTools(t, a.token)
 		var names []string
 		for _, tool := range tools {
 			names = append(names, tool.Name)
-			for _, id := range append(b.nodes, b.edge) {
+			for _, id := range append(b.nodes, b.edge, b.source) {
 				code, out := w.mcpCall(t, a.token, "tools/call", hostileArgs(t, tool, id.String()))
 				if bytes.Contains(out, []byte(b64(b.marker))) || bytes.Contains(out, []byte(b.marker)) {
 					t.Errorf("%s with A's token and B's id %s = %d %s: holds B's data", tool.Name, id, code, out)

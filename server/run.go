@@ -91,6 +91,17 @@ func Run(ctx context.Context, e storage.Engine, cfg Config) error {
 			served <- hs.Serve(ln)
 		}
 	}()
+	// The reaper stops before Run returns: the caller closes the engine.
+	reapCtx, stopReaping := context.WithCancel(ctx)
+	reaped := make(chan struct{})
+	go func() {
+		defer close(reaped)
+		s.Reap(reapCtx, ReapInterval)
+	}()
+	defer func() {
+		stopReaping()
+		<-reaped
+	}()
 	s.log.Info("serving", slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil))
 	if cfg.Stdout != nil {
 		fmt.Fprintf(cfg.Stdout, "listening %s\n", ln.Addr())

@@ -15,16 +15,19 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"telha.dev/core/storage"
 	"telha.dev/graph"
+	"telha.dev/jobs"
 	"telha.dev/server/api"
 	"telha.dev/server/auth"
 	"telha.dev/server/gen/telha/v1/telhav1connect"
 	"telha.dev/server/mcp"
+	"telha.dev/sources"
 	"telha.dev/temporal"
 	"telha.dev/vector"
 	"telha.dev/vector/bitmap"
@@ -52,6 +55,7 @@ type Server struct {
 	engine  storage.Engine
 	handler http.Handler
 	log     *slog.Logger
+	jobs    *jobs.Store
 }
 
 // New returns the server of the engine e.
@@ -81,15 +85,45 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	mux.Handle(telhav1connect.NewGraphServiceHandler(api.NewGraph(g, limits, log), handlerOpts))
 	vectors := vector.New(e)
 	mux.Handle(telhav1connect.NewVectorServiceHandler(api.NewVector(e, vectors, bitmaps, limits, log), handlerOpts))
-	backends := mcp.Backends{Graph: g, Vectors: vectors, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
+	docs := sources.Open(e, sources.Options{})
+	mux.Handle(telhav1connect.NewSourceServiceHandler(api.NewSource(docs, limits, log), handlerOpts))
+	mux.Handle(telhav1connect.NewTraceServiceHandler(api.NewTrace(docs, limits, log), handlerOpts))
+	queues, err := jobs.NewStore(e, jobs.Options{Durable: true})
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	mux.Handle(telhav1connect.NewJobServiceHandler(api.NewJob(queues, limits, log), handlerOpts))
+	backends := mcp.Backends{Graph: g, Vectors: vectors, Sources: docs, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
 	mux.Handle("/mcp", authn.Middleware(mcp.Handler(backends, int64(limits.MaxRequestBytes))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health(e))
-	return &Server{engine: e, handler: mux, log: log}, nil
+	return &Server{engine: e, handler: mux, log: log, jobs: queues}, nil
 }
 
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// ReapInterval is how often a running server returns the jobs of expired
+// leases (workers that went away) to their queues.
+const ReapInterval = time.Second
+
+// Reap returns the jobs of expired leases to their queues every interval
+// until ctx ends; Run runs it beside the listener. It logs a failed pass
+// and goes on: one damaged row must not stop the reaping of every tenant.
+func (s *Server) Reap(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.jobs.Reap(); err != nil {
+				s.log.Error("reap expired leases", slog.String("error", err.Error()))
+			}
+		}
+	}
+}
 
 // deadline bounds every call by the limits' CallTimeout.
 func deadline(l api.Limits) connect.Interceptor {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,7 +28,10 @@ type tenant struct {
 	token  string
 	nodes  []uuid.UUID
 	edge   uuid.UUID
-	marker string // in every value the tenant wrote
+	source uuid.UUID // a document, with a fact of nodes[0] from its first passage
+	trace  uuid.UUID
+	job    uuid.UUID // queued, its payload the marker
+	marker string    // in every value the tenant wrote
 }
 
 // testModel is the model every wire test registers: one dimension, so
@@ -47,7 +51,9 @@ type wire struct {
 
 // newWire starts a server on env's engine with three tenants, each with
 // a key and two nodes joined by an edge, each node with a vector of
-// testModel (the first [0], the second [1]).
+// testModel (the first [0], the second [1]), a document whose first
+// passage the first node was asserted from, a trace of a query that
+// returned the nodes, and a queued job.
 func newWire(t *testing.T, env *storagetest.Env) *wire {
 	t.Helper()
 	srv, err := New(env.Engine, Options{})
@@ -84,9 +90,36 @@ func newWire(t *testing.T, env *storagetest.Env) *wire {
 		}
 		w.mustCall(t, tok, "telha.v1.TemporalService/PutEdge", fmt.Sprintf(`{"id":%q,"from":%q,"to":%q,"type":"knows","value":%q,"validFrom":"2020-01-01T00:00:00Z"}`,
 			tn.edge, tn.nodes[0], tn.nodes[1], b64(tn.marker)))
+		w.writeSources(t, tn)
 		w.tenants = append(w.tenants, tn)
 	}
 	return w
+}
+
+// writeSources gives tn a document with a fact, a trace and a job, each
+// holding its marker.
+func (w *wire) writeSources(t *testing.T, tn *tenant) {
+	t.Helper()
+	var put struct{ Source struct{ ID string } }
+	decode(t, w.mustCall(t, tn.token, "telha.v1.SourceService/PutSource", fmt.Sprintf(`{"text":%q}`, b64("Minutes of "+tn.marker+": nothing else."))), &put)
+	tn.source = uuid.MustParse(put.Source.ID)
+	w.mustCall(t, tn.token, "telha.v1.SourceService/RecordFacts", fmt.Sprintf(`{"span":{"source":%q,"start":0,"end":10},
+		"facts":[{"kind":"FACT_KIND_NODE","id":%q,"validFrom":"2020-01-01T00:00:00Z","recordedAt":"2020-01-01T00:00:00Z"}]}`, tn.source, tn.nodes[0]))
+	var trace struct{ Trace struct{ ID string } }
+	decode(t, w.mustCall(t, tn.token, "telha.v1.TraceService/RecordTrace", fmt.Sprintf(`{"trace":{"query":"graph.neighbours","params":{"who":%q},"results":[%q,%q]}}`,
+		tn.marker, tn.nodes[0], tn.nodes[1])), &trace)
+	tn.trace = uuid.MustParse(trace.Trace.ID)
+	var job struct{ Job struct{ ID string } }
+	decode(t, w.mustCall(t, tn.token, "telha.v1.JobService/Enqueue", fmt.Sprintf(`{"payload":%q}`, b64(tn.marker))), &job)
+	tn.job = uuid.MustParse(job.Job.ID)
+}
+
+// decode unmarshals a JSON answer into v.
+func decode(t testing.TB, out []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("answer %s: %v", out, err)
+	}
 }
 
 // call posts body (Connect's JSON) to the procedure with token (none if

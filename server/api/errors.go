@@ -11,7 +11,9 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/graph"
+	"telha.dev/jobs"
 	"telha.dev/server/auth"
+	"telha.dev/sources"
 	"telha.dev/temporal"
 	"telha.dev/vector"
 	"telha.dev/vector/bitmap"
@@ -52,6 +54,28 @@ func parseID(name, s string) (uuid.UUID, error) {
 	return id, nil
 }
 
+// codes are the Connect codes of the store's errors that are the
+// caller's doing, in the order classified tries them. An invalid_argument
+// answer keeps the store's message, which tells what in the caller's
+// input is wrong; the others say what the sentinel says and no more (not
+// even which id).
+var codes = []struct {
+	code connect.Code
+	errs []error
+}{
+	{connect.CodeNotFound, []error{temporal.ErrNotFound, temporal.ErrUnknownNode, temporal.ErrUnknownEdge,
+		graph.ErrNoPath, vector.ErrUnknownModel, sources.ErrNoBlob, sources.ErrDeleted, sources.ErrNoTrace,
+		jobs.ErrNoJob, jobs.ErrUnknownJob}},
+	{connect.CodeInvalidArgument, []error{temporal.ErrInvalidFact, temporal.ErrInvalidInterval,
+		temporal.ErrEndpointsChanged, temporal.ErrBadLimit, temporal.ErrUnknownEdgeType, storage.ErrValueTooLarge,
+		graph.ErrBadLimit, graph.ErrBadDirection, vector.ErrDimensionMismatch, vector.ErrInvalidVector,
+		vector.ErrInvalidQuery, bitmap.ErrInvalidQuery, bitmap.ErrOverflow, sources.ErrNotCanonical,
+		sources.ErrBadSpan, sources.ErrBadFact, sources.ErrBadTrace, jobs.ErrBadOwner, jobs.ErrBadLease}},
+	{connect.CodeFailedPrecondition, []error{sources.ErrBlocklisted, sources.ErrRedacted, jobs.ErrLeaseLost,
+		jobs.ErrWrongOwner}},
+	{connect.CodeAlreadyExists, []error{sources.ErrTraceExists}},
+}
+
 // classified maps a store error to the Connect error the caller gets. Bad
 // input keeps its message; anything else is logged and answered as
 // internal without detail.
@@ -61,20 +85,21 @@ func classified(log *slog.Logger, what string, err error) error {
 		return nil
 	case errors.As(err, new(*connect.Error)):
 		return err
-	case errors.Is(err, temporal.ErrNotFound), errors.Is(err, temporal.ErrUnknownNode), errors.Is(err, temporal.ErrUnknownEdge),
-		errors.Is(err, graph.ErrNoPath), errors.Is(err, vector.ErrUnknownModel):
-		return connect.NewError(connect.CodeNotFound, errors.New("not found"))
-	case errors.Is(err, temporal.ErrInvalidFact), errors.Is(err, temporal.ErrInvalidInterval),
-		errors.Is(err, temporal.ErrEndpointsChanged), errors.Is(err, temporal.ErrBadLimit),
-		errors.Is(err, temporal.ErrUnknownEdgeType), errors.Is(err, storage.ErrValueTooLarge),
-		errors.Is(err, graph.ErrBadLimit), errors.Is(err, graph.ErrBadDirection),
-		errors.Is(err, vector.ErrDimensionMismatch), errors.Is(err, vector.ErrInvalidVector),
-		errors.Is(err, vector.ErrInvalidQuery), errors.Is(err, bitmap.ErrInvalidQuery), errors.Is(err, bitmap.ErrOverflow):
-		return connect.NewError(connect.CodeInvalidArgument, err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return connect.NewError(connect.CodeDeadlineExceeded, errors.New("deadline exceeded"))
 	case errors.Is(err, context.Canceled):
 		return connect.NewError(connect.CodeCanceled, errors.New("canceled"))
+	}
+	for _, c := range codes {
+		for _, sentinel := range c.errs {
+			if !errors.Is(err, sentinel) {
+				continue
+			}
+			if c.code == connect.CodeInvalidArgument {
+				return connect.NewError(c.code, err)
+			}
+			return connect.NewError(c.code, errors.New(sentinel.Error()))
+		}
 	}
 	log.Error("call failed", slog.String("call", what), slog.String("error", err.Error()))
 	return connect.NewError(connect.CodeInternal, errors.New("internal error"))

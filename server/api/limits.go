@@ -22,6 +22,10 @@ type Limits struct {
 	MaxValueBytes int
 	// MaxLabels bounds the labels of a node or an edge.
 	MaxLabels int
+	// MaxReadBytes bounds the text one read of a document returns.
+	MaxReadBytes int
+	// MaxAttempts bounds the attempts a job may ask for.
+	MaxAttempts int
 }
 
 // DefaultLimits are the limits of a server that sets none.
@@ -34,6 +38,8 @@ var DefaultLimits = Limits{
 	MaxBatch:        1000,
 	MaxValueBytes:   1 << 20,
 	MaxLabels:       32,
+	MaxReadBytes:    1 << 20,
+	MaxAttempts:     100,
 }
 
 // WithDefaults returns l with every zero field set to its default.
@@ -51,6 +57,8 @@ func (l Limits) WithDefaults() Limits {
 	set(&l.MaxBatch, d.MaxBatch)
 	set(&l.MaxValueBytes, d.MaxValueBytes)
 	set(&l.MaxLabels, d.MaxLabels)
+	set(&l.MaxReadBytes, d.MaxReadBytes)
+	set(&l.MaxAttempts, d.MaxAttempts)
 	if l.CallTimeout <= 0 {
 		l.CallTimeout = d.CallTimeout
 	}

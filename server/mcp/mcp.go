@@ -20,6 +20,7 @@ import (
 	"telha.dev/core/storage"
 	"telha.dev/graph"
 	"telha.dev/server/auth"
+	"telha.dev/sources"
 	"telha.dev/temporal"
 	"telha.dev/vector"
 )
@@ -29,8 +30,9 @@ import (
 type Backends struct {
 	Graph   *graph.Graph
 	Vectors *vector.Store
-	// MaxNeighbours bounds the edges neighbours returns; MaxK bounds
-	// knn's k.
+	Sources *sources.Store
+	// MaxNeighbours bounds the edges neighbours returns and the passages
+	// facts returns; MaxK bounds knn's k.
 	MaxNeighbours, MaxK int
 }
 
@@ -62,6 +64,10 @@ func newServer(b Backends, scope storage.TenantScope) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "knn", Description: "Find the k nodes of your tenant whose embeddings under a model are nearest to a vector, nearest first."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in knnInput) (*sdk.CallToolResult, knnOutput, error) {
 			return knn(b, scope, in)
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "facts", Description: "List the passages of a document of your tenant that overlap a range of its text, each with the node and edge versions asserted from it."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in factsInput) (*sdk.CallToolResult, factsOutput, error) {
+			return facts(b, scope, in)
 		})
 	return s
 }
