@@ -81,49 +81,76 @@ func props(value []byte) temporal.Properties {
 
 // PutNode asserts a node from valid_from on.
 func (s *Temporal) PutNode(ctx context.Context, req *connect.Request[telhav1.PutNodeRequest]) (*connect.Response[telhav1.PutNodeResponse], error) {
-	sc, err := scope(ctx)
-	if err != nil {
-		return nil, err
-	}
 	m := req.Msg
 	id, err := parseID("id", m.GetId())
 	if err != nil {
 		return nil, err
 	}
-	from, err := validFrom("valid_from", m.GetValidFrom())
+	tx, err := s.assert(ctx, "PutNode", m.GetValidFrom(), m.GetValue(), m.GetLabels(),
+		func(sc storage.TenantScope, valid temporal.Interval, props temporal.Properties) (storage.Timestamp, error) {
+			return s.store.AssertNode(sc, temporal.NodeFact{ID: id, Valid: valid, Labels: m.GetLabels(), Props: props})
+		})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkContent(m.GetValue(), m.GetLabels()); err != nil {
-		return nil, err
-	}
-	tx, err := s.store.AssertNode(sc, temporal.NodeFact{ID: id, Valid: temporal.Interval{Start: from, End: temporal.Forever},
-		Labels: m.GetLabels(), Props: props(m.GetValue())})
-	if err != nil {
-		return nil, classified(s.log, "PutNode", err)
-	}
-	return connect.NewResponse(&telhav1.PutNodeResponse{RecordedAt: timestamp(tx)}), nil
+	return connect.NewResponse(&telhav1.PutNodeResponse{RecordedAt: tx}), nil
 }
 
-// GetNode reads the node's version at the request's point.
-func (s *Temporal) GetNode(ctx context.Context, req *connect.Request[telhav1.GetNodeRequest]) (*connect.Response[telhav1.GetNodeResponse], error) {
+// assert checks a write's valid_from, value and labels, and has write
+// record the version valid from then on, with value, for the caller's
+// tenant; it returns the recording time.
+func (s *Temporal) assert(ctx context.Context, call string, validFromTS *timestamppb.Timestamp, value []byte, labels []string,
+	write func(storage.TenantScope, temporal.Interval, temporal.Properties) (storage.Timestamp, error),
+) (*timestamppb.Timestamp, error) {
 	sc, err := scope(ctx)
 	if err != nil {
 		return nil, err
 	}
-	id, err := parseID("id", req.Msg.GetId())
+	from, err := validFrom("valid_from", validFromTS)
 	if err != nil {
 		return nil, err
 	}
-	a, err := readPoint(req.Msg.GetAsOf(), req.Msg.GetKnownAt())
+	if err := s.checkContent(value, labels); err != nil {
+		return nil, err
+	}
+	tx, err := write(sc, temporal.Interval{Start: from, End: temporal.Forever}, props(value))
+	if err != nil {
+		return nil, classified(s.log, call, err)
+	}
+	return timestamp(tx), nil
+}
+
+// GetNode reads the node's version at the request's point.
+func (s *Temporal) GetNode(ctx context.Context, req *connect.Request[telhav1.GetNodeRequest]) (*connect.Response[telhav1.GetNodeResponse], error) {
+	v, err := s.read(ctx, "GetNode", req.Msg.GetId(), req.Msg.GetAsOf(), req.Msg.GetKnownAt(), s.store.NodeAsOf)
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.store.NodeAsOf(sc, id, a)
+	return connect.NewResponse(&telhav1.GetNodeResponse{Version: v}), nil
+}
+
+// read returns the version that read finds of the entity id at the point
+// (asOf, knownAt), for the caller's tenant.
+func (s *Temporal) read(ctx context.Context, call, id string, asOf, knownAt *timestamppb.Timestamp,
+	read func(storage.TenantScope, uuid.UUID, temporal.AsOf) (temporal.Version, error),
+) (*telhav1.Version, error) {
+	sc, err := scope(ctx)
 	if err != nil {
-		return nil, classified(s.log, "GetNode", err)
+		return nil, err
 	}
-	return connect.NewResponse(&telhav1.GetNodeResponse{Version: version(&v)}), nil
+	entity, err := parseID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	a, err := readPoint(asOf, knownAt)
+	if err != nil {
+		return nil, err
+	}
+	v, err := read(sc, entity, a)
+	if err != nil {
+		return nil, classified(s.log, call, err)
+	}
+	return version(&v), nil
 }
 
 // DeleteNode ends the node's validity at valid_from.
@@ -174,49 +201,30 @@ func (s *Temporal) NodeHistory(ctx context.Context, req *connect.Request[telhav1
 
 // PutEdge asserts an edge from valid_from on.
 func (s *Temporal) PutEdge(ctx context.Context, req *connect.Request[telhav1.PutEdgeRequest]) (*connect.Response[telhav1.PutEdgeResponse], error) {
-	sc, err := scope(ctx)
-	if err != nil {
-		return nil, err
-	}
 	m := req.Msg
 	var ids [3]uuid.UUID
 	for i, f := range []struct{ name, v string }{{"id", m.GetId()}, {"from", m.GetFrom()}, {"to", m.GetTo()}} {
+		var err error
 		if ids[i], err = parseID(f.name, f.v); err != nil {
 			return nil, err
 		}
 	}
-	from, err := validFrom("valid_from", m.GetValidFrom())
+	tx, err := s.assert(ctx, "PutEdge", m.GetValidFrom(), m.GetValue(), m.GetLabels(),
+		func(sc storage.TenantScope, valid temporal.Interval, props temporal.Properties) (storage.Timestamp, error) {
+			return s.store.AssertEdge(sc, temporal.EdgeFact{ID: ids[0], From: ids[1], To: ids[2], Type: m.GetType(),
+				Valid: valid, Labels: m.GetLabels(), Props: props})
+		})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkContent(m.GetValue(), m.GetLabels()); err != nil {
-		return nil, err
-	}
-	tx, err := s.store.AssertEdge(sc, temporal.EdgeFact{ID: ids[0], From: ids[1], To: ids[2], Type: m.GetType(),
-		Valid: temporal.Interval{Start: from, End: temporal.Forever}, Labels: m.GetLabels(), Props: props(m.GetValue())})
-	if err != nil {
-		return nil, classified(s.log, "PutEdge", err)
-	}
-	return connect.NewResponse(&telhav1.PutEdgeResponse{RecordedAt: timestamp(tx)}), nil
+	return connect.NewResponse(&telhav1.PutEdgeResponse{RecordedAt: tx}), nil
 }
 
 // GetEdge reads the edge's version at the request's point.
 func (s *Temporal) GetEdge(ctx context.Context, req *connect.Request[telhav1.GetEdgeRequest]) (*connect.Response[telhav1.GetEdgeResponse], error) {
-	sc, err := scope(ctx)
+	v, err := s.read(ctx, "GetEdge", req.Msg.GetId(), req.Msg.GetAsOf(), req.Msg.GetKnownAt(), s.store.EdgeAsOf)
 	if err != nil {
 		return nil, err
 	}
-	id, err := parseID("id", req.Msg.GetId())
-	if err != nil {
-		return nil, err
-	}
-	a, err := readPoint(req.Msg.GetAsOf(), req.Msg.GetKnownAt())
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.store.EdgeAsOf(sc, id, a)
-	if err != nil {
-		return nil, classified(s.log, "GetEdge", err)
-	}
-	return connect.NewResponse(&telhav1.GetEdgeResponse{Version: version(&v)}), nil
+	return connect.NewResponse(&telhav1.GetEdgeResponse{Version: v}), nil
 }
