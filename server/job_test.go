@@ -2,9 +2,11 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"telha.dev/core/storage/storagetest"
 )
@@ -63,6 +65,40 @@ func TestJobJSON(t *testing.T) {
 		})
 		if out := w.mustCall(t, b.token, "telha.v1.JobService/Complete", fmt.Sprintf(`{"lease":%q}`, bs.Lease)); !bytes.Equal(out, []byte("{}")) {
 			t.Errorf("B's Complete of its own lease after A's attempts = %s", out)
+		}
+	})
+}
+
+// A job whose worker went away (its lease expired) is returned to the
+// queue by the server's reaper and claimed again.
+func TestReapExpiredLeases(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		w := newWireOptions(t, env, Options{LeaseDuration: 50 * time.Millisecond})
+		a := w.tenants[0]
+		first := w.mustCall(t, a.token, "telha.v1.JobService/Claim", `{"owner":"gone"}`)
+		ctx, cancel := context.WithCancel(context.Background())
+		reaped := make(chan struct{})
+		go func() {
+			defer close(reaped)
+			w.srv.Reap(ctx, 10*time.Millisecond)
+		}()
+		defer func() {
+			cancel()
+			<-reaped
+		}()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			code, out := w.call(t, a.token, "telha.v1.JobService/Claim", `{"owner":"next"}`)
+			if code == http.StatusOK {
+				if !bytes.Contains(out, []byte(a.job.String())) || !bytes.Contains(out, []byte(`"attempts":2`)) {
+					t.Fatalf("claim after the reaper = %s, want %s on its second attempt (first: %s)", out, a.job, first)
+				}
+				return
+			}
+			if code != http.StatusNotFound || time.Now().After(deadline) {
+				t.Fatalf("claim while the lease expires = %d %s", code, out)
+			}
+			wait(20 * time.Millisecond)
 		}
 	})
 }

@@ -44,6 +44,9 @@ type Options struct {
 	// TenantConcurrency bounds the calls one tenant has in flight; 0
 	// means DefaultTenantConcurrency.
 	TenantConcurrency int
+	// LeaseDuration is how long a job's claim holds without a heartbeat;
+	// 0 means jobs.DefaultLeaseDuration.
+	LeaseDuration time.Duration
 }
 
 // DefaultTenantConcurrency is the bound of calls in flight per tenant of
@@ -88,7 +91,7 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	docs := sources.Open(e, sources.Options{})
 	mux.Handle(telhav1connect.NewSourceServiceHandler(api.NewSource(docs, limits, log), handlerOpts))
 	mux.Handle(telhav1connect.NewTraceServiceHandler(api.NewTrace(docs, limits, log), handlerOpts))
-	queues, err := jobs.NewStore(e, jobs.Options{Durable: true})
+	queues, err := jobs.NewStore(e, jobs.Options{Durable: true, LeaseDuration: opts.LeaseDuration})
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}

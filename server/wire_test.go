@@ -56,7 +56,13 @@ type wire struct {
 // returned the nodes, and a queued job.
 func newWire(t *testing.T, env *storagetest.Env) *wire {
 	t.Helper()
-	srv, err := New(env.Engine, Options{})
+	return newWireOptions(t, env, Options{})
+}
+
+// newWireOptions is newWire of a server with opts.
+func newWireOptions(t *testing.T, env *storagetest.Env, opts Options) *wire {
+	t.Helper()
+	srv, err := New(env.Engine, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
