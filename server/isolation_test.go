@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -279,4 +281,45 @@ func otherSecret(token string) string {
 		c = 'B'
 	}
 	return token[:i] + string(c) + token[i+1:]
+}
+
+// A tenant cannot name another tenant's scope in what it sends: fields
+// and headers that read like a tenant (in a body, which Connect's JSON
+// refuses or ignores, or in headers the server never reads) leave the
+// write in the caller's own tenant, and B's rows unchanged.
+func TestSmuggledScope(t *testing.T) {
+	storagetest.EachEngine(t, func(t *testing.T, env *storagetest.Env) {
+		w := newWire(t, env)
+		a, b := w.tenants[0], w.tenants[1]
+		before := tenantRows(t, env.Engine, b.scope)
+		id := uuid.New()
+		for _, body := range []string{
+			fmt.Sprintf(`{"id":%q,"value":"c211Z2dsZWQ=","scope":%q}`, id, b.scope),
+			fmt.Sprintf(`{"id":%q,"value":"c211Z2dsZWQ=","tenant":%q,"organization":%q}`, id, b.scope.Tenant(), b.scope.Organization()),
+		} {
+			req, err := http.NewRequest(http.MethodPost, w.http.URL+"/telha.v1.TemporalService/PutNode", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+a.token)
+			for _, h := range []string{"X-Telha-Tenant", "X-Telha-Scope", "Telha-Tenant", "X-Tenant-Id"} {
+				req.Header.Set(h, b.scope.String())
+			}
+			resp, err := w.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("PutNode %s = %d, want 200 (the field ignored) or 400 (refused)", body, resp.StatusCode)
+			}
+		}
+		if !bytes.Equal(tenantRows(t, env.Engine, b.scope), before) {
+			t.Errorf("a write with B's scope smuggled into A's request changed B's rows")
+		}
+		if code, _ := w.call(t, b.token, "telha.v1.TemporalService/GetNode", fmt.Sprintf(`{"id":%q}`, id)); code != http.StatusNotFound {
+			t.Errorf("B's GetNode of the smuggled node = %d, want 404", code)
+		}
+	})
 }
