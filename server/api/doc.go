@@ -5,6 +5,8 @@
 // would make.
 //
 // Bad input is invalid_argument, a request beyond a limit (Limits)
-// resource_exhausted, a read that finds nothing not_found; an engine
-// failure is internal, with a message that names no row.
+// resource_exhausted, a read that finds nothing not_found, a job lease
+// that no longer holds or a document redacted away failed_precondition,
+// a trace recorded twice already_exists (the table codes in errors.go);
+// an engine failure is internal, with a message that names no row.
 package api
