@@ -248,6 +248,7 @@ var (
 type modelParts struct {
 	system bool                // the system scope instead of s
 	s      storage.TenantScope // the first tenant's when system is set
+	cf     storage.ColumnFamily
 	id, to uuid.UUID
 	t1, t2 storage.Timestamp
 	h      uint64
@@ -259,6 +260,7 @@ func drawModelParts(t *rapid.T) modelParts {
 	scope := rapid.IntRange(0, len(tenants)).Draw(t, "scope")
 	p := modelParts{
 		s:     tenants[0].tenant,
+		cf:    rapid.SampledFrom(storage.Families()).Draw(t, "family"),
 		id:    rapid.SampledFrom(modelIDs).Draw(t, "id"),
 		to:    rapid.SampledFrom(modelIDs).Draw(t, "to"),
 		t1:    rapid.SampledFrom(modelTimes).Draw(t, "t1"),
@@ -334,11 +336,10 @@ var modelKeyMakers = []func(p modelParts) storage.Key{
 // the system ranges.
 var modelRangeMakers = []func(p modelParts) (storage.ScanRange, error){
 	func(p modelParts) (storage.ScanRange, error) {
-		cf := storage.Families()[int(p.h%uint64(len(storage.Families())))]
 		if p.system {
-			return storage.SystemScope{}.FullFamily(cf), nil
+			return storage.SystemScope{}.FullFamily(p.cf), nil
 		}
-		return storage.TenantAll(p.s, cf), nil
+		return storage.TenantAll(p.s, p.cf), nil
 	},
 	func(p modelParts) (storage.ScanRange, error) {
 		if p.system {
