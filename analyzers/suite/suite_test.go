@@ -76,6 +76,20 @@ func TestEveryRuleListed(t *testing.T) {
 	}
 }
 
+// TestEveryRuleTested keeps each rule package whole: its test and its
+// cases, txtar archives under testdata/.
+func TestEveryRuleTested(t *testing.T) {
+	for _, rule := range rulePackages(t) {
+		dir := filepath.Join("..", rule)
+		if tests, _ := filepath.Glob(filepath.Join(dir, "*_test.go")); len(tests) == 0 {
+			t.Errorf("rule %s: no test in analyzers/%s", rule, rule)
+		}
+		if cases, _ := filepath.Glob(filepath.Join(dir, "testdata", "*.txtar")); len(cases) == 0 {
+			t.Errorf("rule %s: no cases in analyzers/%s/testdata/*.txtar", rule, rule)
+		}
+	}
+}
+
 // TestReadmeRules keeps the README's account of the rules whole: each rule
 // is named, in backquotes, in the list of what telhavet runs and in the
 // layout line of analyzers/.

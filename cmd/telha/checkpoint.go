@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"telha.dev/core/durable"
 	"telha.dev/lifecycle"
 )
 
@@ -67,18 +68,18 @@ func ledgerExport(fs *pflag.FlagSet) runner {
 			return err
 		}
 		defer func() { err = s.close(err) }()
-		f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
+		// A file that cannot be created is refused input (-o); an export
+		// that fails once it is created, a failure.
+		n, created := 0, false
+		err = durable.Create(*out, 0o600, func(w io.Writer) (err error) {
+			created = true
+			n, err = lifecycle.ExportLedger(s.Engine, w)
+			return err
+		})
+		switch {
+		case err != nil && !created:
 			return usagef("ledger export: %v", err)
-		}
-		n, err := lifecycle.ExportLedger(s.Engine, f)
-		if err == nil {
-			err = f.Sync()
-		}
-		if closeErr := f.Close(); err == nil {
-			err = closeErr
-		}
-		if err != nil {
+		case err != nil:
 			return fmt.Errorf("ledger export: %w", err)
 		}
 		_, err = fmt.Fprintf(in.stdout, "%d erasures written to %s\n", n, *out)

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
-	"telha.dev/core/storage"
 	"telha.dev/lifecycle"
 )
 
@@ -55,19 +54,23 @@ func (d *destruction) check(in *invocation) error {
 	return usagef("%s: standard input is not a terminal to confirm on; pass -yes to go ahead, or -dry-run to see what would go", in.name())
 }
 
-// tenant resolves -scope in the registry of r, and describes the tenant
-// for a message (describeState); it refuses a scope the registry does not
-// hold, unless -unregistered.
-func (d *destruction) tenant(in *invocation, r storage.Reader) (lifecycle.Tenant, string, error) {
-	t, known, err := lifecycle.Lookup(r, in.scope)
+// open runs check, then opens the store and looks -scope up in its
+// registry (openTenant), refusing a scope the registry does not hold
+// unless -unregistered; it describes the tenant for a message
+// (describeState). On success the caller closes the store.
+func (d *destruction) open(in *invocation) (*store, lifecycle.Tenant, string, error) {
+	if err := d.check(in); err != nil {
+		return nil, lifecycle.Tenant{}, "", err
+	}
+	s, t, known, err := in.openTenant()
 	if err != nil {
-		return t, "", fmt.Errorf("%s: %w", in.name(), err)
+		return nil, t, "", err
 	}
 	if !known && !d.unregistered {
-		return t, "", usagef("%s: %s is not in the tenant registry of %s; check it against telha tenant list %s, or pass -unregistered to act on it anyway",
-			in.name(), lifecycle.FormatScope(t.Scope), in.loc, in.loc.flags())
+		return nil, t, "", s.close(usagef("%s: %s is not in the tenant registry of %s; check it against telha tenant list %s, or pass -unregistered to act on it anyway",
+			in.name(), lifecycle.FormatScope(t.Scope), in.loc, in.loc.flags()))
 	}
-	return t, describeState(t, known), nil
+	return s, t, describeState(t, known), nil
 }
 
 // confirm asks for the tenant's name to be typed on the terminal before

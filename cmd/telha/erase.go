@@ -16,47 +16,7 @@ import (
 // the checks and the confirmation of destroy.go.
 func tenantErase(fs *pflag.FlagSet) runner {
 	d := defineDestruction(fs)
-	return func(in *invocation) (err error) {
-		if err := d.check(in); err != nil {
-			return err
-		}
-		s, err := in.open(false)
-		if err != nil {
-			return err
-		}
-		defer func() { err = s.close(err) }()
-		t, desc, err := d.tenant(in, s)
-		if err != nil {
-			return err
-		}
-		scope := lifecycle.FormatScope(t.Scope)
-		if d.dryRun || !d.yes {
-			plan, err := lifecycle.PlanTenantErasure(s.Engine, t.Scope)
-			if err != nil {
-				return fmt.Errorf("tenant erase: %w", err)
-			}
-			if d.dryRun {
-				return in.printErasure(erasureOf("tenant", scope, "", plan))
-			}
-			rows, n := plan.Rows()
-			if err := d.confirm(in, t, fmt.Sprintf("erase tenant %s: %d rows, %d bytes", scope, rows, n)); err != nil {
-				return err
-			}
-		}
-		if in.format != "json" {
-			fmt.Fprintf(in.stdout, "erasing tenant %s (%s)\n", scope, desc)
-		}
-		progress, end := in.stepProgress()
-		er, err := lifecycle.EraseTenant(s.Engine, t.Scope, lifecycle.EraseOptions{Progress: progress})
-		end()
-		if err != nil {
-			return err
-		}
-		if err := in.printErasure(erasureDone("tenant", scope, "", er)); err != nil {
-			return err
-		}
-		return pendingOf("tenant erase", er)
-	}
+	return func(in *invocation) error { return d.erase(in, uuid.Nil) }
 }
 
 // entityErase erases one entity of a tenant physically
@@ -65,51 +25,74 @@ func tenantErase(fs *pflag.FlagSet) runner {
 func entityErase(fs *pflag.FlagSet) runner {
 	d := defineDestruction(fs)
 	id := fs.String("id", "", "the entity's id (a UUID)")
-	return func(in *invocation) (err error) {
-		entity, perr := uuid.Parse(*id)
+	return func(in *invocation) error {
+		entity, err := uuid.Parse(*id)
 		switch {
 		case *id == "":
 			return in.usagef("missing -id UUID")
-		case perr != nil || entity == uuid.Nil:
+		case err != nil || entity == uuid.Nil:
 			return in.usagef("-id %q is not a non-nil UUID; want the entity's id, as telha debug keys lists it", *id)
 		}
-		if err := d.check(in); err != nil {
-			return err
-		}
-		s, err := in.open(false)
-		if err != nil {
-			return err
-		}
-		defer func() { err = s.close(err) }()
-		t, _, err := d.tenant(in, s)
-		if err != nil {
-			return err
-		}
-		scope := lifecycle.FormatScope(t.Scope)
-		if d.dryRun || !d.yes {
-			plan, err := lifecycle.PlanEntityErasure(s.Engine, t.Scope, entity)
-			if err != nil {
-				return err
-			}
-			if d.dryRun {
-				return in.printErasure(erasureOf("entity", scope, entity.String(), plan))
-			}
-			rows, n := plan.Rows()
-			if err := d.confirm(in, t, fmt.Sprintf("erase entity %s of tenant %s: %d rows, %d bytes", entity, scope, rows, n)); err != nil {
-				return err
-			}
-		}
-		progress, end := in.stepProgress()
-		er, err := lifecycle.EraseEntity(s.Engine, t.Scope, entity, lifecycle.EraseOptions{Progress: progress})
-		end()
-		if err != nil {
-			return err
-		}
-		if err := in.printErasure(erasureDone("entity", scope, entity.String(), er)); err != nil {
-			return err
-		}
-		return pendingOf("entity erase", er)
+		return d.erase(in, entity)
 	}
+}
+
+// erase is the run of tenant erase (entity is uuid.Nil) and entity erase:
+// the checks, the dry run or the confirmation, the erasure and its report.
+func (d *destruction) erase(in *invocation, entity uuid.UUID) (err error) {
+	s, t, desc, err := d.open(in)
+	if err != nil {
+		return err
+	}
+	defer func() { err = s.close(err) }()
+	kind, id := "tenant", ""
+	plan := func() (lifecycle.Plan, error) { return lifecycle.PlanTenantErasure(s.Engine, t.Scope) }
+	erase := func(o lifecycle.EraseOptions) (lifecycle.Erasure, error) {
+		return lifecycle.EraseTenant(s.Engine, t.Scope, o)
+	}
+	if entity != uuid.Nil {
+		kind, id = "entity", entity.String()
+		plan = func() (lifecycle.Plan, error) { return lifecycle.PlanEntityErasure(s.Engine, t.Scope, entity) }
+		erase = func(o lifecycle.EraseOptions) (lifecycle.Erasure, error) {
+			return lifecycle.EraseEntity(s.Engine, t.Scope, entity, o)
+		}
+	}
+	scope := lifecycle.FormatScope(t.Scope)
+	what := erasureWhat(kind, scope, id)
+	if d.dryRun || !d.yes {
+		p, err := plan()
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.name(), err)
+		}
+		if d.dryRun {
+			return in.printErasure(erasureOf(kind, scope, id, p))
+		}
+		rows, n := p.Rows()
+		if err := d.confirm(in, t, fmt.Sprintf("erase %s: %d rows, %d bytes", what, rows, n)); err != nil {
+			return err
+		}
+	}
+	if in.format != "json" {
+		fmt.Fprintf(in.stdout, "erasing %s (%s)\n", what, desc)
+	}
+	progress, end := in.stepProgress()
+	er, err := erase(lifecycle.EraseOptions{Progress: progress})
+	end()
+	if err != nil {
+		return err
+	}
+	if err := in.printErasure(erasureDone(kind, scope, id, er)); err != nil {
+		return err
+	}
+	return pendingOf(in.name(), er)
+}
+
+// erasureWhat names what an erasure of kind takes out, for a message.
+func erasureWhat(kind, scope, entity string) string {
+	if kind == "entity" {
+		return fmt.Sprintf("entity %s of tenant %s", entity, scope)
+	}
+	return "tenant " + scope
 }
 
 // erasureOf is the report of a dry run.
@@ -152,10 +135,7 @@ func deletedPerFamily(er lifecycle.Erasure) []lifecycle.FamilyCount {
 // in a dry run, would be), then the rows per family.
 func (in *invocation) printErasure(r erasureReport) error {
 	return in.print(r, func(w io.Writer) error {
-		what := "tenant " + r.Scope
-		if r.Kind == "entity" {
-			what = fmt.Sprintf("entity %s of tenant %s", r.Entity, r.Scope)
-		}
+		what := erasureWhat(r.Kind, r.Scope, r.Entity)
 		if r.DryRun {
 			fmt.Fprintf(w, "dry run: erasing %s would delete %d rows, %d bytes; nothing was changed\n", what, r.Rows, r.Bytes)
 		} else {
@@ -177,15 +157,11 @@ var errRowsRemain = errors.New("rows remain")
 // every count is zero.
 func tenantVerify(*pflag.FlagSet) runner {
 	return func(in *invocation) (err error) {
-		s, err := in.open(false)
+		s, t, known, err := in.openTenant()
 		if err != nil {
 			return err
 		}
 		defer func() { err = s.close(err) }()
-		t, known, err := lifecycle.Lookup(s.Engine, in.scope)
-		if err != nil {
-			return fmt.Errorf("tenant verify: %w", err)
-		}
 		desc := describeState(t, known)
 		counts, err := lifecycle.Verify(s.Engine, t.Scope)
 		if err != nil {

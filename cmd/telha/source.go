@@ -78,8 +78,10 @@ func (in *invocation) openSource(create bool) (st *store, scope storage.TenantSc
 	return st, scope, nil
 }
 
-// sourceGet streams the text of blob -id to stdout.
-func sourceGet(fs *pflag.FlagSet) runner {
+// blobCommand is the runner of a source command that reads blob -id: it
+// parses -id (blobFlag), opens the store, resolves -scope (openSource),
+// runs f and closes the store.
+func blobCommand(fs *pflag.FlagSet, f func(in *invocation, st *store, scope storage.TenantScope, id uuid.UUID) error) runner {
 	blob := blobFlag(fs)
 	return func(in *invocation) (err error) {
 		id, err := blob(in)
@@ -91,29 +93,26 @@ func sourceGet(fs *pflag.FlagSet) runner {
 			return err
 		}
 		defer func() { err = st.close(err) }()
+		return f(in, st, scope, id)
+	}
+}
+
+// sourceGet streams the text of blob -id to stdout.
+func sourceGet(fs *pflag.FlagSet) runner {
+	return blobCommand(fs, func(in *invocation, st *store, scope storage.TenantScope, id uuid.UUID) error {
 		r, err := sources.Open(st.Engine, sources.Options{}).Open(scope, id)
 		if err != nil {
 			return fmt.Errorf("source get: %w in tenant %s", err, lifecycle.FormatScope(scope))
 		}
 		_, err = io.Copy(in.stdout, r)
 		return errors.Join(err, r.Close())
-	}
+	})
 }
 
 // sourceFacts prints, for each passage of blob -id in document order, the
 // facts asserted from it: one line per fact.
 func sourceFacts(fs *pflag.FlagSet) runner {
-	blob := blobFlag(fs)
-	return func(in *invocation) (err error) {
-		id, err := blob(in)
-		if err != nil {
-			return err
-		}
-		st, scope, err := in.openSource(false)
-		if err != nil {
-			return err
-		}
-		defer func() { err = st.close(err) }()
+	return blobCommand(fs, func(in *invocation, st *store, scope storage.TenantScope, id uuid.UUID) error {
 		s := sources.Open(st.Engine, sources.Options{})
 		if _, err := s.Stat(scope, id); err != nil {
 			return fmt.Errorf("source facts: %w in tenant %s", err, lifecycle.FormatScope(scope))
@@ -141,7 +140,7 @@ func sourceFacts(fs *pflag.FlagSet) runner {
 			}
 			return nil
 		})
-	}
+	})
 }
 
 // sourceScope resolves -scope (TENANT:ORG, or a registered tenant's name)

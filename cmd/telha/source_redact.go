@@ -74,18 +74,11 @@ func redaction(fs *pflag.FlagSet, check func(*invocation) error,
 		if err := check(in); err != nil {
 			return err
 		}
-		if err := d.check(in); err != nil {
-			return err
-		}
-		st, err := in.open(false)
+		st, t, _, err := d.open(in)
 		if err != nil {
 			return err
 		}
 		defer func() { err = st.close(err) }()
-		t, _, err := d.tenant(in, st)
-		if err != nil {
-			return err
-		}
 		scope, err := sourceScope(in.name(), st, in.scope)
 		if err != nil {
 			return err

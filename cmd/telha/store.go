@@ -370,6 +370,21 @@ func resolveTenant(cmd string, r storage.Reader, arg string) (lifecycle.Tenant, 
 	return t, describeState(t, known), nil
 }
 
+// openTenant opens the store and looks -scope up in its registry, for a
+// command on one tenant, registered (known) or not; on success the caller
+// closes the store.
+func (in *invocation) openTenant() (*store, lifecycle.Tenant, bool, error) {
+	s, err := in.open(false)
+	if err != nil {
+		return nil, lifecycle.Tenant{}, false, err
+	}
+	t, known, err := lifecycle.Lookup(s.Engine, in.scope)
+	if err != nil {
+		return nil, t, false, s.close(fmt.Errorf("%s: %w", in.name(), err))
+	}
+	return s, t, known, nil
+}
+
 // describeState describes a tenant for a message: its name and state, or
 // that the registry does not hold it.
 func describeState(t lifecycle.Tenant, known bool) string {

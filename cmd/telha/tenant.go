@@ -141,15 +141,11 @@ func tenantImport(*pflag.FlagSet) runner {
 			return err
 		}
 		defer file.Close()
-		s, err := in.open(false)
+		s, t, known, err := in.openTenant()
 		if err != nil {
 			return err
 		}
 		defer func() { err = s.close(err) }()
-		t, known, err := lifecycle.Lookup(s.Engine, in.scope)
-		if err != nil {
-			return fmt.Errorf("tenant import: %w", err)
-		}
 		if !known {
 			return usagef("tenant import: %s is not provisioned in %s; run telha tenant provision %s -scope TENANT:ORG -name NAME first",
 				in.scope, s.loc, in.loc.flags())

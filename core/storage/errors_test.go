@@ -198,22 +198,24 @@ func TestUnknownFamily(t *testing.T) {
 	}
 }
 
-// The 13 families, in open order, with names that parse back.
+// The families in open order, with names that parse back. A store names
+// its families on disk, so the names it may hold never change; a family
+// added later comes after them.
 func TestFamilies(t *testing.T) {
-	want := []string{
+	stored := []string{
 		"node_versions", "edge_versions", "adjacency_out", "adjacency_in", "valid_time_index", "tx_time_index",
 		"vectors", "schema", "sources", "spans", "traces", "jobs", "bitmap_index",
 	}
 	fams := Families()
-	if len(fams) != len(want) {
-		t.Fatalf("%d families, want %d", len(fams), len(want))
+	if len(fams) < len(stored) {
+		t.Fatalf("%d families, want at least the %d a store may hold", len(fams), len(stored))
 	}
 	for i, cf := range fams {
-		if cf.String() != want[i] || !cf.Valid() {
-			t.Errorf("family %d = %s, want %s", i, cf, want[i])
+		if i < len(stored) && cf.String() != stored[i] || !cf.Valid() {
+			t.Errorf("family %d = %s, want %s", i, cf, stored[min(i, len(stored)-1)])
 		}
-		if got, err := ParseColumnFamily(want[i]); got != cf || err != nil {
-			t.Errorf("ParseColumnFamily(%q) = %v, %v", want[i], got, err)
+		if got, err := ParseColumnFamily(cf.String()); got != cf || err != nil {
+			t.Errorf("ParseColumnFamily(%q) = %v, %v", cf.String(), got, err)
 		}
 	}
 }

@@ -2,8 +2,9 @@ package storage
 
 import "fmt"
 
-// ColumnFamily names one of the 13 column families. The zero value is not a
-// family, so a forgotten field never silently selects node_versions.
+// ColumnFamily names one of the column families (Families). The zero
+// value is not a family, so a forgotten field never silently selects
+// node_versions.
 type ColumnFamily uint8
 
 // The column families, in the order the RocksDB engine opens them.

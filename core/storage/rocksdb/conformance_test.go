@@ -3,6 +3,8 @@ package rocksdb_test
 import (
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/rocksdb"
 	"telha.dev/core/storage/storagetest"
@@ -22,6 +24,28 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			return e
+		},
+		NewStore: func(t testing.TB) func(*rapid.T) storage.Engine {
+			cfg := storagetest.RocksDBConfig(t.TempDir())
+			return func(t *rapid.T) storage.Engine {
+				e, err := rocksdb.Open(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return e
+			}
+		},
+		// A flush writes one family's memtable to a table file, so that
+		// reads go through the table's prefix bloom and whole-key filters
+		// too.
+		Upkeep: map[string]func(*rapid.T, storage.Engine, storage.Snapshot) error{
+			"flush": func(t *rapid.T, e storage.Engine, _ storage.Snapshot) error {
+				cf := rapid.SampledFrom(storage.Families()).Draw(t, "family")
+				if err := rocksdb.FlushFamily(e.(*rocksdb.Engine), cf); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			},
 		},
 	})
 }

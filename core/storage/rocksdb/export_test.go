@@ -1,4 +1,5 @@
 package rocksdb
 
-// FlushFamily is flushFamily, for the external tests (model_test.go).
+// FlushFamily is flushFamily, for the external tests: the model test's
+// upkeep (conformance_test.go).
 var FlushFamily = flushFamily

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"telha.dev/core/durable"
 )
 
 // The sync mark is how Open notices acknowledged writes missing from a
@@ -160,16 +162,10 @@ type syncMark struct {
 // new space on the device.
 func openMark(path string, seq uint64) (*syncMark, error) {
 	name := filepath.Join(path, markFile)
-	tmp := name + ".tmp"
 	data := make([]byte, markFileLen)
 	encodeMarkSlot(data, seq)
 	encodeMarkSlot(data[markStride:], seq)
-	if err := writeSynced(tmp, data); err != nil {
-		_ = os.Remove(tmp)
-		return nil, fmt.Errorf("write sync mark: %w", err)
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		_ = os.Remove(tmp)
+	if err := durable.WriteFile(name, data, 0o644); err != nil {
 		return nil, fmt.Errorf("write sync mark: %w", err)
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY, 0)
@@ -177,23 +173,6 @@ func openMark(path string, seq uint64) (*syncMark, error) {
 		return nil, fmt.Errorf("open sync mark: %w", err)
 	}
 	return &syncMark{f: f, seq: seq}, nil
-}
-
-// writeSynced writes data to a new file name and syncs it.
-func writeSynced(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // advance records seq if it is above the mark. A failed write of the file

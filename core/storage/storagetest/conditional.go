@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"pgregory.net/rapid"
 
 	"telha.dev/core/storage"
 )
@@ -232,41 +231,6 @@ func testConditionalRaces(t *testing.T, h Harness) {
 	}
 	if got := mustGet(t, e, created); len(got) != 1 || int(got[0]) != winner {
 		t.Errorf("the key holds %x, the winner was creator %d", got, winner)
-	}
-}
-
-// DrawConditions adds up to two conditions to b, for the model tests that
-// run one batch on an engine and on MemoryEngine: each names a key the
-// batch writes or one that key draws, and requires it absent, or holding
-// the value model holds now (so that conditions hold as often as not), or
-// holding a drawn value.
-func DrawConditions(t *rapid.T, b *storage.Batch, model storage.Reader, key func(*rapid.T) storage.Key) {
-	var written []storage.Key
-	for _, mu := range b.All() {
-		if mu.Kind != storage.MutationDeleteRange {
-			written = append(written, mu.Key)
-		}
-	}
-	for range rapid.IntRange(0, 2).Draw(t, "conditions") {
-		var k storage.Key
-		if len(written) > 0 && rapid.Bool().Draw(t, "condition on a written key") {
-			k = rapid.SampledFrom(written).Draw(t, "condition key")
-		} else {
-			k = key(t)
-		}
-		switch rapid.IntRange(0, 2).Draw(t, "condition") {
-		case 0:
-			b.RequireAbsent(k)
-		case 1:
-			v, err := model.Get(k)
-			if err != nil {
-				b.RequireAbsent(k)
-			} else {
-				b.RequireValue(k, v)
-			}
-		default:
-			b.RequireValue(k, rapid.SliceOfN(rapid.Byte(), 0, 4).Draw(t, "condition value"))
-		}
 	}
 }
 

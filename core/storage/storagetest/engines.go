@@ -30,6 +30,9 @@ import (
 // An engine of another module, which this package cannot import, joins the
 // matrix of a test binary with one blank import of its test package next to
 // that TestMain; the package calls Register from an init function.
+// TestEveryBinaryHasEveryEngine fails for a test binary of the workspace
+// that uses the matrix without that import, but for those of the modules
+// the engine's module requires (core's, for etcd), which cannot import it.
 //
 // A rapid property over the matrix runs through Check, not rapid.Check, so
 // that a remote engine runs a share of its cases.

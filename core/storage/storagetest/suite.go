@@ -26,7 +26,11 @@
 //     nil batch with ErrNilBatch;
 //   - an engine or snapshot that was never opened (a nil pointer, or a zero
 //     value callers can write) refuses every call with ErrNotOpen and never
-//     panics; a zero engine may instead be a working empty engine.
+//     panics; a zero engine may instead be a working empty engine;
+//   - under random interleavings of every operation, also across a close
+//     and a new open of the store and the backend's own upkeep, an engine
+//     answers as MemoryEngine does (the model test, Harness.NewStore and
+//     Harness.Upkeep).
 //
 // Random choices come from a fixed seed, logged on failure; set
 // STORAGETEST_SEED to another integer to explore.
@@ -48,6 +52,8 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"telha.dev/core/storage"
 )
 
@@ -58,6 +64,27 @@ type Harness struct {
 	// OpenCheckpoint opens a directory written by Engine.Checkpoint as a
 	// working engine. The suite closes it.
 	OpenCheckpoint func(t testing.TB, dir string) storage.Engine
+
+	// NewStore, if set, creates a new, empty store that keeps what was
+	// written across Close, and returns the function that opens it. The
+	// model test closes the engine it got and opens the store again, which
+	// must hold every write that returned; open may draw from t a setting
+	// the backend has several values of (the etcd engine's page size).
+	// Nil for a store that does not outlive its engine (memory).
+	NewStore func(t testing.TB) (open func(t *rapid.T) storage.Engine)
+
+	// Upkeep names the backend's own operations, work an engine does
+	// behind its callers' backs (a flush, a compaction), which the model
+	// test runs among its random ones: none may change an answer of the
+	// engine, except that one may end snap, the open snapshot (nil when
+	// none is open). It returns the error every later read of snap must
+	// return then, or nil.
+	Upkeep map[string]func(t *rapid.T, e storage.Engine, snap storage.Snapshot) error
+
+	// Remote reports that every call is a round trip to other processes:
+	// the model test compares the whole store at the end of each check,
+	// not after every step.
+	Remote bool
 }
 
 // Run runs every conformance test against the harness's backend.
@@ -96,6 +123,7 @@ func Run(t *testing.T, h Harness) {
 		{"CloseDuringScan", testCloseDuringScan},
 		{"ConcurrentClose", testConcurrentClose},
 		{"CheckpointTargets", testCheckpointTargets},
+		{"Model", testModel},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })

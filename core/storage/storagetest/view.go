@@ -100,7 +100,7 @@ func viewSameRows(t *testing.T, env *Env) {
 		limit := rapid.IntRange(0, 8).Draw(rt, "limit")
 		got, gerr := viewLimit(rd, rg, limit)
 		want, werr := ScanLimit(rd, rg, limit)
-		SameError(rt, "scan view "+rg.String(), gerr, werr)
+		sameError(rt, "scan view "+rg.String(), gerr, werr)
 		if err := checkRows(rg, got); err != nil {
 			rt.Fatalf("scan view %s: %v", rg, err)
 		}

@@ -35,7 +35,4 @@ var (
 	// ErrCorrupt reports a credential row that does not decode. It wraps
 	// storage.ErrCorrupt.
 	ErrCorrupt = fmt.Errorf("bad credential row: %w", storage.ErrCorrupt)
-
-	// ErrNoEngine reports a call without an engine.
-	ErrNoEngine = errors.New("no engine")
 )

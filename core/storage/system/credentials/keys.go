@@ -18,7 +18,7 @@ import (
 // The tenant must be active in the registry.
 func Create(e storage.Engine, scope storage.TenantScope, name string, expires time.Time) (Key, string, error) {
 	if e == nil {
-		return Key{}, "", fmt.Errorf("create key: %w", ErrNoEngine)
+		return Key{}, "", fmt.Errorf("create key: %w", storage.ErrNotOpen)
 	}
 	if scope.IsZero() {
 		return Key{}, "", fmt.Errorf("create key: %w", storage.ErrNilScope)
@@ -87,7 +87,7 @@ func latest(r storage.Reader, id uuid.UUID) (row, error) {
 // order.
 func List(r storage.Reader) ([]Key, error) {
 	if r == nil {
-		return nil, fmt.Errorf("list keys: %w", ErrNoEngine)
+		return nil, fmt.Errorf("list keys: %w", storage.ErrNotOpen)
 	}
 	var out []Key
 	err := eachKey(r, func(k row) { out = append(out, k.Key) })
@@ -125,7 +125,7 @@ func eachKey(r storage.Reader, f func(row)) error {
 // authenticates nothing. Revoking a revoked key does nothing.
 func Revoke(e storage.Engine, id uuid.UUID) (Key, error) {
 	if e == nil {
-		return Key{}, fmt.Errorf("revoke key: %w", ErrNoEngine)
+		return Key{}, fmt.Errorf("revoke key: %w", storage.ErrNotOpen)
 	}
 	r, err := latest(e, id)
 	if err != nil {
@@ -153,7 +153,7 @@ func Revoke(e storage.Engine, id uuid.UUID) (Key, error) {
 // the operator's log, and never holds the secret.
 func Authenticate(r storage.Reader, token string, now time.Time) (Key, error) {
 	if r == nil {
-		return Key{}, fmt.Errorf("authenticate: %w", ErrNoEngine)
+		return Key{}, fmt.Errorf("authenticate: %w", storage.ErrNotOpen)
 	}
 	tok, err := ParseToken(token)
 	if err != nil {
@@ -189,7 +189,7 @@ func Authenticate(r storage.Reader, token string, now time.Time) (Key, error) {
 // keys go in the same durable write.
 func AddTenantDeletion(r storage.Reader, b *storage.Batch, scope storage.TenantScope) (int, error) {
 	if r == nil {
-		return 0, fmt.Errorf("delete keys of %s: %w", scope, ErrNoEngine)
+		return 0, fmt.Errorf("delete keys of %s: %w", scope, storage.ErrNotOpen)
 	}
 	if scope.IsZero() {
 		return 0, fmt.Errorf("delete keys: %w", storage.ErrNilScope)

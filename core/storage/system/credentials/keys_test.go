@@ -200,3 +200,22 @@ func TestTokenPrintsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// A call without an engine is storage.ErrNotOpen, as in every facade.
+func TestNoEngine(t *testing.T) {
+	s := storagetest.TenantScope(t)
+	_, _, createErr := Create(nil, s, "ci", time.Time{})
+	for name, err := range map[string]error{
+		"create":       createErr,
+		"list":         second(List(nil)),
+		"revoke":       second(Revoke(nil, uuid.New())),
+		"authenticate": second(Authenticate(nil, "token", time.Now())),
+		"delete keys":  second(AddTenantDeletion(nil, &storage.Batch{}, s)),
+	} {
+		if !errors.Is(err, storage.ErrNotOpen) {
+			t.Errorf("%s without an engine = %v, want storage.ErrNotOpen", name, err)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
