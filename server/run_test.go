@@ -58,3 +58,10 @@ func TestRunRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A server needs an engine: New without one is storage.ErrNotOpen.
+func TestNewWithoutEngine(t *testing.T) {
+	if _, err := New(nil, Options{}); !errors.Is(err, storage.ErrNotOpen) {
+		t.Errorf("New(nil) = %v, want storage.ErrNotOpen", err)
+	}
+}

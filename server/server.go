@@ -11,7 +11,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -32,9 +31,6 @@ import (
 	"telha.dev/vector"
 	"telha.dev/vector/bitmap"
 )
-
-// ErrNoEngine reports a server without an engine.
-var ErrNoEngine = errors.New("no engine")
 
 // Options configure the handler. The zero value serves with the default
 // limits and logs nothing.
@@ -64,7 +60,7 @@ type Server struct {
 // New returns the server of the engine e.
 func New(e storage.Engine, opts Options) (*Server, error) {
 	if e == nil {
-		return nil, fmt.Errorf("new server: %w", ErrNoEngine)
+		return nil, fmt.Errorf("new server: %w", storage.ErrNotOpen)
 	}
 	log := opts.Logger
 	if log == nil {
