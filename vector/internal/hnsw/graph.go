@@ -36,13 +36,13 @@ const maxLevel = 12
 // Space gives the distance between two stored points, lower is nearer. It
 // must be symmetric; a NaN is read as +Inf.
 type Space interface {
-	Distance(a, b uint32) float64
+	Distance(a, b uint32) float32
 }
 
 // Result is one node of a search answer.
 type Result struct {
 	ID       uint32
-	Distance float64
+	Distance float32
 }
 
 // Graph is an HNSW graph over the ids 0 … Len()-1.
@@ -155,7 +155,7 @@ func (g *Graph) Add(s Space) uint32 {
 
 	w := g.walk()
 	defer g.scratch.Put(w)
-	query := QueryFunc(func(n uint32) float64 { return s.Distance(id, n) })
+	query := QueryFunc(func(n uint32) float32 { return s.Distance(id, n) })
 	ep := item{d: w.measureOne(query, g.entry), id: g.entry}
 	for l := g.top; l > level; l-- {
 		ep = g.greedy(w, ep, query, l)
@@ -236,10 +236,10 @@ func compare(a, b item) int {
 	return 0
 }
 
-func measureBetween(s Space, a, b uint32) float64 {
+func measureBetween(s Space, a, b uint32) float32 {
 	d := s.Distance(a, b)
 	if d != d {
-		return math.Inf(1)
+		return float32(math.Inf(1))
 	}
 	return d
 }

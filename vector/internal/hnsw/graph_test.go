@@ -10,12 +10,12 @@ import (
 // points is a Space over float32 vectors with the squared L2 distance.
 type points [][]float32
 
-func (p points) Distance(a, b uint32) float64 { return l2(p[a], p[b]) }
+func (p points) Distance(a, b uint32) float32 { return l2(p[a], p[b]) }
 
-func l2(a, b []float32) float64 {
-	var s float64
+func l2(a, b []float32) float32 {
+	var s float32
 	for i := range a {
-		d := float64(a[i]) - float64(b[i])
+		d := a[i] - b[i]
 		s += d * d
 	}
 	return s
@@ -89,7 +89,7 @@ func TestRecall(t *testing.T) {
 	} {
 		hits := 0
 		for _, q := range qs {
-			query := func(id uint32) float64 { return l2(q, p[id]) }
+			query := func(id uint32) float32 { return l2(q, p[id]) }
 			got := g.Search(query, k, 64, tc.allow)
 			if len(got) != k {
 				t.Fatalf("%s: %d results, want %d", tc.name, len(got), k)
@@ -125,7 +125,7 @@ func TestSmallGraphs(t *testing.T) {
 			t.Fatalf("len = %d, want %d", g.Len(), n)
 		}
 		q := randomPoints(1, 3, 99)[0]
-		query := func(id uint32) float64 { return l2(q, p[id]) }
+		query := func(id uint32) float32 { return l2(q, p[id]) }
 		for _, k := range []int{0, 1, 5, n, n + 3} {
 			got := g.Search(query, k, n+3, nil)
 			want := exact(p, q, k, nil)
@@ -150,7 +150,7 @@ func TestDeterministic(t *testing.T) {
 		p[i] = []float32{float32(i % 7), float32(i % 5)} // many duplicates
 	}
 	q := []float32{3, 2}
-	query := func(id uint32) float64 { return l2(q, p[id]) }
+	query := func(id uint32) float32 { return l2(q, p[id]) }
 	a := build(t, p, Config{M: 6, Seed: 3}).Search(query, 20, 40, nil)
 	b := build(t, p, Config{M: 6, Seed: 3}).Search(query, 20, 40, nil)
 	if !slices.Equal(a, b) {
@@ -172,7 +172,7 @@ func TestFilterFarFromEntry(t *testing.T) {
 	g := build(t, p, Config{M: 8, Seed: 5})
 	corner := func(id uint32) bool { return p[id][0] > 0.9 && p[id][1] > 0.9 }
 	q := []float32{1, 1, 0, 0, 0, 0, 0, 0}
-	got := g.Search(func(id uint32) float64 { return l2(q, p[id]) }, 10, 32, corner)
+	got := g.Search(func(id uint32) float32 { return l2(q, p[id]) }, 10, 32, corner)
 	for i, r := range got {
 		if !corner(r.ID) || (i > 0 && compare(item{got[i-1].Distance, got[i-1].ID}, item{r.Distance, r.ID}) > 0) {
 			t.Fatalf("answer %v", got)
@@ -183,9 +183,9 @@ func TestFilterFarFromEntry(t *testing.T) {
 // nanSpace measures NaN between some pairs.
 type nanSpace struct{ points }
 
-func (s nanSpace) Distance(a, b uint32) float64 {
+func (s nanSpace) Distance(a, b uint32) float32 {
 	if (a+b)%3 == 0 {
-		return math.NaN()
+		return float32(math.NaN())
 	}
 	return s.points.Distance(a, b)
 }
@@ -199,10 +199,10 @@ func TestNaNDistances(t *testing.T) {
 	for range p {
 		g.Add(s)
 	}
-	query := func(id uint32) float64 { return s.Distance(id, 0) }
+	query := func(id uint32) float32 { return s.Distance(id, 0) }
 	got := g.Search(query, 10, 20, nil)
 	for i, r := range got {
-		if math.IsNaN(r.Distance) || (i > 0 && got[i-1].Distance > r.Distance) {
+		if r.Distance != r.Distance || (i > 0 && got[i-1].Distance > r.Distance) {
 			t.Fatalf("answer %v", got)
 		}
 	}
@@ -218,7 +218,7 @@ func BenchmarkSearch(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		q := qs[i%len(qs)]
-		g.Search(func(id uint32) float64 { return l2(q, p[id]) }, 10, 64, nil)
+		g.Search(func(id uint32) float32 { return l2(q, p[id]) }, 10, 64, nil)
 		i++
 	}
 }

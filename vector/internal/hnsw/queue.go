@@ -1,10 +1,11 @@
 package hnsw
 
-// item is a node and its distance to the point being searched for. Items
-// order by distance, then by id, a total order that makes every search
+// item is a node and its distance to the point being searched for, 8
+// bytes, so that a heap of them stays in a few cache lines. Items order by
+// distance, then by id, a total order that makes every search
 // deterministic under ties.
 type item struct {
-	d  float64
+	d  float32
 	id uint32
 }
 
@@ -17,24 +18,25 @@ func (h nearest) len() int   { return len(h) }
 func (h nearest) root() item { return h[0] }
 
 func (h *nearest) push(it item) {
-	*h = append(*h, it)
-	s := *h
+	s := append(*h, it)
 	i := len(s) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !s[i].before(s[p]) {
+		if !it.before(s[p]) {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = it
+	*h = s
 }
 
 func (h *nearest) pop() item {
 	s := *h
 	top := s[0]
 	last := len(s) - 1
-	s[0] = s[last]
+	it := s[last]
 	s = s[:last]
 	i := 0
 	for {
@@ -46,11 +48,14 @@ func (h *nearest) pop() item {
 		if r := l + 1; r < len(s) && s[r].before(s[l]) {
 			c = r
 		}
-		if !s[c].before(s[i]) {
+		if !s[c].before(it) {
 			break
 		}
-		s[i], s[c] = s[c], s[i]
+		s[i] = s[c]
 		i = c
+	}
+	if len(s) > 0 {
+		s[i] = it
 	}
 	*h = s
 	return top

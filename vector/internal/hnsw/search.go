@@ -6,20 +6,28 @@ import "math"
 // is nearer. A search measures the unvisited links of a node together, so
 // that the caller can fetch their vectors in parallel before computing
 // (the memory stalls of those reads, not the arithmetic, are what a walk
-// over a large matrix waits for).
+// over a large matrix waits for), and the walk pays one dynamic call per
+// node it explores rather than one per distance.
 type Query interface {
 	// Distances sets out[i] to the distance of ids[i]; len(out) ==
-	// len(ids). A NaN is read as +Inf.
-	Distances(ids []uint32, out []float64)
+	// len(ids). A distance must not be NaN: the heaps need a total order,
+	// and the walk does not check (the caller's vectors are finite, and
+	// its kernel falls back to a wider type where float32 overflows).
+	Distances(ids []uint32, out []float32)
 }
 
-// QueryFunc is a Query that measures one node at a time.
-type QueryFunc func(id uint32) float64
+// QueryFunc is a Query that measures one node at a time, a NaN read as
+// +Inf: the convenient form for tests and small callers.
+type QueryFunc func(id uint32) float32
 
 // Distances implements Query.
-func (f QueryFunc) Distances(ids []uint32, out []float64) {
+func (f QueryFunc) Distances(ids []uint32, out []float32) {
 	for i, id := range ids {
-		out[i] = f(id)
+		d := f(id)
+		if d != d {
+			d = float32(math.Inf(1))
+		}
+		out[i] = d
 	}
 }
 
@@ -34,7 +42,7 @@ type walk struct {
 	prune    []item
 	kept     []item
 	batch    []uint32  // the nodes measured together
-	dists    []float64 // their distances
+	dists    []float32 // their distances
 
 	// the walk in progress
 	ef    int
@@ -50,24 +58,18 @@ func (g *Graph) walk() *walk {
 	return w
 }
 
-// measure measures the nodes of w.batch into w.dists, NaN read as +Inf so
-// that the heaps keep a total order.
-func (w *walk) measure(q Query) []float64 {
+// measure measures the nodes of w.batch into w.dists.
+func (w *walk) measure(q Query) []float32 {
 	if cap(w.dists) < len(w.batch) {
-		w.dists = make([]float64, len(w.batch), 2*len(w.batch))
+		w.dists = make([]float32, len(w.batch), 2*len(w.batch))
 	}
 	d := w.dists[:len(w.batch)]
 	q.Distances(w.batch, d)
-	for i, x := range d {
-		if x != x {
-			d[i] = math.Inf(1)
-		}
-	}
 	return d
 }
 
 // measureOne measures one node.
-func (w *walk) measureOne(q Query, id uint32) float64 {
+func (w *walk) measureOne(q Query, id uint32) float32 {
 	w.batch = append(w.batch[:0], id)
 	return w.measure(q)[0]
 }
@@ -76,7 +78,7 @@ func (w *walk) measureOne(q Query, id uint32) float64 {
 // measures, nearest first (ties by id). ef (raised to k) is the width of
 // the walk on level 0: wider finds more of the true nearest, more slowly.
 // allow filters during the walk; nil allows every node.
-func (g *Graph) Search(query func(id uint32) float64, k, ef int, allow func(id uint32) bool) []Result {
+func (g *Graph) Search(query func(id uint32) float32, k, ef int, allow func(id uint32) bool) []Result {
 	return g.SearchQuery(QueryFunc(query), k, ef, allow, nil)
 }
 
