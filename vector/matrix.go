@@ -152,20 +152,22 @@ func (mx *matrix) exact(p *probe, k *knn, set bitset, lo uint32) {
 	}
 }
 
-// approximate offers to k the ef nearest slots of set that the graph
+// approximate offers to k the ef nearest slots of set, which has allowed
+// members, that the graph
 // finds, then every slot of set in the tail, which the graph does not hold
 // yet. Offering computes the reference distance, so every hit carries the
 // distance an exact search would report for it. A walk that ran dry
 // before finding ef allowed slots, while the graph holds more, was cut off
 // from them by the filter (the allowed slots lie far from the walk's
 // entry): the graph's part is then scanned exactly instead.
-func (mx *matrix) approximate(p *probe, k *knn, set bitset, ef int) {
+func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 	g := mx.ann.graph
 	tail := uint32(g.Len())
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
 	sc.q = walkQuery{mx: mx, p: p}
-	sc.found = g.SearchQuery(&sc.q, ef, ef, set.has, sc.found[:0])
+	f := hnsw.Filter{Allow: set.has, Dense: dense(allowed, g.Len())}
+	sc.found = g.SearchQuery(&sc.q, ef, ef, f, sc.found[:0])
 	sc.q = walkQuery{}
 	if len(sc.found) < ef && len(sc.found) < set.count(tail) {
 		mx.exact(p, k, set, 0)

@@ -162,7 +162,7 @@ func (g *Graph) Add(s Space) uint32 {
 	}
 	w.entries = append(w.entries[:0], ep)
 	for l := min(level, g.top); l >= 0; l-- {
-		w.found = g.searchLevel(w, w.entries, query, g.efc, l, nil, w.found[:0])
+		w.found = g.searchLevel(w, w.entries, query, g.efc, l, Filter{}, w.found[:0])
 		chosen := g.diverse(s, w.found, g.m, w.chosen[:0])
 		w.chosen = chosen
 		g.setLinks(id, l, chosen)

@@ -71,9 +71,10 @@ func overlap(got, want []Result) int {
 }
 
 // TestRecall measures recall@10 against brute force on 1,500 random
-// points of 24 dimensions, unfiltered and with filters of 10% and 3%: at
-// ef = 64 it must reach 0.95. Every filtered answer must hold allowed
-// nodes only, nearest first, with the distances the space gives.
+// points of 24 dimensions, unfiltered, with filters of 10% and 3% (walked
+// as sparse) and of 50% and 25% (walked as dense): at ef = 64 it must
+// reach 0.95. Every filtered answer must hold allowed nodes only, nearest
+// first, with the distances the space gives.
 func TestRecall(t *testing.T) {
 	const n, dim, k, queries = 1500, 24, 10, 60
 	p := randomPoints(n, dim, 1)
@@ -82,15 +83,18 @@ func TestRecall(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		allow func(uint32) bool
+		dense bool
 	}{
-		{"none", nil},
-		{"10pct", func(id uint32) bool { return id%10 == 3 }},
-		{"3pct", func(id uint32) bool { return id%33 == 5 }},
+		{"none", nil, false},
+		{"10pct", func(id uint32) bool { return id%10 == 3 }, false},
+		{"3pct", func(id uint32) bool { return id%33 == 5 }, false},
+		{"50pct dense", func(id uint32) bool { return id%2 == 0 }, true},
+		{"25pct dense", func(id uint32) bool { return id%4 == 1 }, true},
 	} {
 		hits := 0
 		for _, q := range qs {
 			query := func(id uint32) float32 { return l2(q, p[id]) }
-			got := g.Search(query, k, 64, tc.allow)
+			got := g.SearchQuery(QueryFunc(query), k, 64, Filter{Allow: tc.allow, Dense: tc.dense}, nil)
 			if len(got) != k {
 				t.Fatalf("%s: %d results, want %d", tc.name, len(got), k)
 			}
