@@ -126,7 +126,7 @@ func (g *Graph) setLinks(id uint32, l int, to []item) {
 		dst = block[1:]
 	}
 	for i, it := range to {
-		dst[i] = it.id
+		dst[i] = it.node()
 	}
 }
 
@@ -156,7 +156,7 @@ func (g *Graph) Add(s Space) uint32 {
 	w := g.walk()
 	defer g.scratch.Put(w)
 	query := QueryFunc(func(n uint32) float32 { return s.Distance(id, n) })
-	ep := item{d: w.measureOne(query, g.entry), id: g.entry}
+	ep := newItem(w.measureOne(query, g.entry), g.entry)
 	for l := g.top; l > level; l-- {
 		ep = g.greedy(w, ep, query, l)
 	}
@@ -167,7 +167,7 @@ func (g *Graph) Add(s Space) uint32 {
 		w.chosen = chosen
 		g.setLinks(id, l, chosen)
 		for _, c := range chosen {
-			g.backLink(s, w, c.id, item{d: c.d, id: id}, l)
+			g.backLink(s, w, c.node(), newItem(c.dist(), id), l)
 		}
 		w.entries = append(w.entries[:0], w.found...)
 	}
@@ -177,24 +177,24 @@ func (g *Graph) Add(s Space) uint32 {
 	return id
 }
 
-// backLink adds the link from -> to.id on level l; a full list is pruned
+// backLink adds the link from -> to.node() on level l; a full list is pruned
 // with the diversity rule over its links and the new one.
 func (g *Graph) backLink(s Space, w *walk, from uint32, to item, l int) {
 	have := g.links(from, l)
 	if len(have) < g.capacity(l) {
 		if l == 0 {
-			g.links0[int(from)*g.m0+len(have)] = to.id
+			g.links0[int(from)*g.m0+len(have)] = to.node()
 			g.count0[from]++
 		} else {
 			block := g.block(from, l)
-			block[1+block[0]] = to.id
+			block[1+block[0]] = to.node()
 			block[0]++
 		}
 		return
 	}
 	cands := append(w.prune[:0], to)
 	for _, n := range have {
-		cands = append(cands, item{d: measureBetween(s, from, n), id: n})
+		cands = append(cands, newItem(measureBetween(s, from, n), n))
 	}
 	slices.SortFunc(cands, compare)
 	w.prune = cands
@@ -214,7 +214,7 @@ func (g *Graph) diverse(s Space, cands []item, n int, dst []item) []item {
 		}
 		keep := true
 		for _, k := range dst {
-			if measureBetween(s, c.id, k.id) < c.d {
+			if measureBetween(s, c.node(), k.node()) < c.dist() {
 				keep = false
 				break
 			}

@@ -52,7 +52,7 @@ func exact(p points, q []float32, k int, allow func(uint32) bool) []Result {
 		}
 	}
 	slices.SortFunc(all, func(a, b Result) int {
-		return compare(item{a.Distance, a.ID}, item{b.Distance, b.ID})
+		return compare(newItem(a.Distance, a.ID), newItem(b.Distance, b.ID))
 	})
 	return all[:min(k, len(all))]
 }
@@ -105,7 +105,7 @@ func TestRecall(t *testing.T) {
 				if r.Distance != l2(q, p[r.ID]) {
 					t.Fatalf("%s: result %d has distance %v, want %v", tc.name, r.ID, r.Distance, l2(q, p[r.ID]))
 				}
-				if i > 0 && compare(item{got[i-1].Distance, got[i-1].ID}, item{r.Distance, r.ID}) > 0 {
+				if i > 0 && compare(newItem(got[i-1].Distance, got[i-1].ID), newItem(r.Distance, r.ID)) > 0 {
 					t.Fatalf("%s: results out of order: %v", tc.name, got)
 				}
 			}
@@ -178,7 +178,7 @@ func TestFilterFarFromEntry(t *testing.T) {
 	q := []float32{1, 1, 0, 0, 0, 0, 0, 0}
 	got := g.Search(func(id uint32) float32 { return l2(q, p[id]) }, 10, 32, corner)
 	for i, r := range got {
-		if !corner(r.ID) || (i > 0 && compare(item{got[i-1].Distance, got[i-1].ID}, item{r.Distance, r.ID}) > 0) {
+		if !corner(r.ID) || (i > 0 && compare(newItem(got[i-1].Distance, got[i-1].ID), newItem(r.Distance, r.ID)) > 0) {
 			t.Fatalf("answer %v", got)
 		}
 	}
@@ -224,5 +224,32 @@ func BenchmarkSearch(b *testing.B) {
 		q := qs[i%len(qs)]
 		g.Search(func(id uint32) float32 { return l2(q, p[id]) }, 10, 64, nil)
 		i++
+	}
+}
+
+// TestItemOrder: an item packs a distance and an id into a word that
+// orders as the pair does (distance, then id; -0 ties with +0), and gives
+// both back.
+func TestItemOrder(t *testing.T) {
+	values := []float32{float32(math.Inf(-1)), -math.MaxFloat32, -3, -1, -math.SmallestNonzeroFloat32, 0, math.SmallestNonzeroFloat32, 1e-30, 0.5, 1, 2, math.MaxFloat32, float32(math.Inf(1))}
+	ids := []uint32{0, 1, 7, math.MaxUint32}
+	for _, a := range values {
+		for _, b := range values {
+			for _, ia := range ids {
+				for _, ib := range ids {
+					x, y := newItem(a, ia), newItem(b, ib)
+					want := a < b || (a == b && ia < ib)
+					if x.before(y) != want {
+						t.Fatalf("(%v, %d) before (%v, %d) = %t, want %t", a, ia, b, ib, x.before(y), want)
+					}
+					if x.dist() != a || x.node() != ia {
+						t.Fatalf("item of (%v, %d) gives back (%v, %d)", a, ia, x.dist(), x.node())
+					}
+				}
+			}
+		}
+	}
+	if z := newItem(float32(math.Copysign(0, -1)), 3); z != newItem(0, 3) {
+		t.Fatalf("-0 and +0 make different items")
 	}
 }

@@ -107,14 +107,14 @@ func (g *Graph) SearchQuery(q Query, k, ef int, f Filter, dst []Result) []Result
 	}
 	w := g.walk()
 	defer g.scratch.Put(w)
-	ep := item{d: w.measureOne(q, g.entry), id: g.entry}
+	ep := newItem(w.measureOne(q, g.entry), g.entry)
 	for l := g.top; l > 0; l-- {
 		ep = g.greedy(w, ep, q, l)
 	}
 	w.entries = append(w.entries[:0], ep)
 	w.found = g.searchLevel(w, w.entries, q, max(ef, k), 0, f, w.found[:0])
 	for _, it := range w.found[:min(k, len(w.found))] {
-		dst = append(dst, Result{ID: it.id, Distance: it.d})
+		dst = append(dst, Result{ID: it.node(), Distance: it.dist()})
 	}
 	return dst
 }
@@ -123,10 +123,10 @@ func (g *Graph) SearchQuery(q Query, k, ef int, f Filter, dst []Result) []Result
 func (g *Graph) greedy(w *walk, ep item, q Query, l int) item {
 	for moved := true; moved; {
 		moved = false
-		w.batch = append(w.batch[:0], g.links(ep.id, l)...)
+		w.batch = append(w.batch[:0], g.links(ep.node(), l)...)
 		d := w.measure(q)
 		for i, n := range w.batch {
-			if it := (item{d: d[i], id: n}); it.before(ep) {
+			if it := newItem(d[i], n); it.before(ep) {
 				ep, moved = it, true
 			}
 		}
@@ -156,7 +156,7 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 	w.results.reset()
 	w.ef, w.query, w.allow = ef, q, allow
 	for _, e := range entries {
-		if w.seen.visit(e.id) {
+		if w.seen.visit(e.node()) {
 			w.frontier.push(e)
 			w.offer(e)
 		}
@@ -166,7 +166,7 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 		if w.results.full(ef) && w.results.root().before(c) {
 			break
 		}
-		links := g.links(c.id, l)
+		links := g.links(c.node(), l)
 		w.batch = w.batch[:0]
 		if allow == nil || f.Dense {
 			for _, n := range links {
@@ -214,7 +214,7 @@ func (w *walk) reach() {
 	}
 	d := w.measure(w.query)
 	for i, n := range w.batch {
-		it := item{d: d[i], id: n}
+		it := newItem(d[i], n)
 		if !w.results.full(w.ef) || it.before(w.results.root()) {
 			w.frontier.push(it)
 			w.offer(it)
@@ -224,11 +224,13 @@ func (w *walk) reach() {
 
 // offer keeps it among the results if it is allowed, to at most ef.
 func (w *walk) offer(it item) {
-	if w.allow != nil && !w.allow(it.id) {
+	if w.allow != nil && !w.allow(it.node()) {
 		return
 	}
-	w.results.push(it)
-	if w.results.len() > w.ef {
-		w.results.pop()
+	switch {
+	case !w.results.full(w.ef):
+		w.results.push(it)
+	case it.before(w.results.root()):
+		w.results.replace(it)
 	}
 }
