@@ -19,7 +19,10 @@
 // does (see searchLevel): only allowed nodes are measured, explored and
 // returned, a link to a rejected node is followed through it to that
 // node's own links, and the walk goes on until it holds ef allowed nodes
-// that nothing unexplored can beat. A filter whose allowed nodes the walk
+// that nothing unexplored can beat. A filter the caller marks dense
+// (Filter.Dense: it allows a large share of the nodes) is walked as
+// hnswlib does instead: every neighbour is measured and explored, and
+// rejected ones are left out of the answer only. A filter whose allowed nodes the walk
 // cannot reach from the entry point yields fewer than ef; the caller then
 // scans them exactly. Deleted points are the caller's business: it leaves
 // them in the graph as waypoints and excludes them with the same allow
