@@ -11,8 +11,8 @@ import "math"
 type Query interface {
 	// Distances sets out[i] to the distance of ids[i]; len(out) ==
 	// len(ids). A distance must not be NaN: the heaps need a total order,
-	// and the walk does not check (the caller's vectors are finite, and
-	// its kernel falls back to a wider type where float32 overflows).
+	// and the walk does not check (telha.dev/vector's vectors are finite,
+	// and its kernel falls back to float64 where float32 overflows).
 	Distances(ids []uint32, out []float32)
 }
 
@@ -85,7 +85,7 @@ func (w *walk) measureOne(q Query, id uint32) float32 {
 // rejected ones to reach past them: a random read per rejected neighbour,
 // which a dense filter pays on most nodes for distances it mostly has to
 // measure anyway. At half the nodes allowed the dense walk reaches a
-// recall of 0.99 at a narrower ef and measures less (BENCHMARKS.md).
+// recall of 0.99 at a narrower ef and in less time (BENCHMARKS.md).
 type Filter struct {
 	Allow func(id uint32) bool
 	Dense bool
