@@ -257,3 +257,11 @@ type space struct {
 func (s space) Distance(a, b uint32) float32 {
 	return float32(kernelDistance(s.metric, s.mx.row(a), s.mx.row(b), s.mx.norms[a], s.mx.norms[b]))
 }
+
+// From implements hnsw.QuerySpace: the walk that links slot a in
+// measures from it as a search does, in batches. The probe takes a's
+// stored norm, so every distance is the one Distance(a, ·) gives.
+func (s space) From(a uint32) hnsw.Query {
+	p := &probe{metric: s.metric, q: s.mx.row(a), qnorm: s.mx.norms[a]}
+	return &walkQuery{mx: s.mx, p: p}
+}

@@ -39,6 +39,16 @@ type Space interface {
 	Distance(a, b uint32) float32
 }
 
+// QuerySpace is a Space that also measures from one of its points in
+// batches: Add then finds a new node's neighbours through From(id), the
+// same batched walk a search makes, where a plain Space is called once
+// per distance. From(a) must measure what Distance(a, ·) does, without
+// NaNs.
+type QuerySpace interface {
+	Space
+	From(a uint32) Query
+}
+
 // Result is one node of a search answer.
 type Result struct {
 	ID       uint32
@@ -155,7 +165,12 @@ func (g *Graph) Add(s Space) uint32 {
 
 	w := g.walk()
 	defer g.scratch.Put(w)
-	query := QueryFunc(func(n uint32) float32 { return s.Distance(id, n) })
+	var query Query
+	if qs, ok := s.(QuerySpace); ok {
+		query = qs.From(id)
+	} else {
+		query = QueryFunc(func(n uint32) float32 { return s.Distance(id, n) })
+	}
 	ep := newItem(w.measureOne(query, g.entry), g.entry)
 	for l := g.top; l > level; l-- {
 		ep = g.greedy(w, ep, query, l)

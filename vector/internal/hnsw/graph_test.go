@@ -253,3 +253,28 @@ func TestItemOrder(t *testing.T) {
 		t.Fatalf("-0 and +0 make different items")
 	}
 }
+
+// batchedPoints is points as a QuerySpace.
+type batchedPoints struct{ points }
+
+func (p batchedPoints) From(a uint32) Query {
+	return QueryFunc(func(b uint32) float32 { return p.Distance(a, b) })
+}
+
+// TestQuerySpaceBuildsTheSameGraph: Add through a QuerySpace's batched
+// queries builds the graph a plain Space builds, answer for answer.
+func TestQuerySpaceBuildsTheSameGraph(t *testing.T) {
+	p := randomPoints(800, 8, 6)
+	plain, batched := New(Config{M: 6, Seed: 2}), New(Config{M: 6, Seed: 2})
+	for range p {
+		plain.Add(p)
+		batched.Add(batchedPoints{p})
+	}
+	for _, q := range randomPoints(20, 8, 7) {
+		query := func(id uint32) float32 { return l2(q, p[id]) }
+		a, b := plain.Search(query, 10, 32, nil), batched.Search(query, 10, 32, nil)
+		if !slices.Equal(a, b) {
+			t.Fatalf("plain and batched builds answer differently:\n%v\n%v", a, b)
+		}
+	}
+}
