@@ -5,10 +5,11 @@
 //
 // The graph holds no vectors. Its nodes are dense ids 0, 1, 2, … (the slots
 // of the caller's matrix), inserted in that order, and every distance comes
-// from the caller: a Space between two stored points while inserting, a
-// Query while searching. A search hands the Query the unvisited links of
-// a node together (Query.Distances), so that the caller can have their
-// vectors fetched in parallel before it computes. So one matrix serves the exact scan and
+// from the caller: a Space between two stored points while inserting (and
+// a Query from the new point, where the Space is a QuerySpace), a Query
+// while searching. A walk hands the Query the unvisited links of a node
+// together (Query.Distances), so that the caller can have their vectors
+// fetched in parallel before it computes. So one matrix serves the exact scan and
 // the graph, and the graph costs only its links: 4·2M bytes a node on
 // level 0, about 4·(M+1)/(M-1) more for the upper levels and 6 of
 // bookkeeping, 140 bytes at M = 16.
