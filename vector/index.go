@@ -258,7 +258,7 @@ func (ix *index) search(m Model, q Query, opts *Options) (hits []Hit, ok bool, g
 		mx.exact(&p, &k, set, 0)
 		graphless = mx
 	default:
-		mx.approximate(&p, &k, set, ef)
+		mx.approximate(&p, &k, set, allowed, ef)
 	}
 	return k.result(), true, graphless
 }

@@ -70,6 +70,15 @@ func (p *probe) floor(est, vnorm float64) float64 {
 	}
 }
 
+// lowerBound returns a number no larger than d, the float64 value that
+// was rounded to the float32 e: the graph keeps its distances in float32,
+// which rounds to within a relative 2⁻²⁴ (2⁻²³ here, for margin), or an
+// absolute 2⁻¹⁴⁹ where the value underflows.
+func lowerBound(e float32) float64 {
+	x := float64(e)
+	return x - math.Abs(x)*0x1p-23 - 0x1p-149
+}
+
 // kernelDistance is the float32 kernel's distance between a and b under m,
 // lower is nearer; na and nb are their norms. The approximate index walks
 // with it.

@@ -64,3 +64,18 @@ func TestFloorIsTight(t *testing.T) {
 		}
 	})
 }
+
+// TestLowerBoundOfFloat32: the graph keeps distances in float32;
+// lowerBound of the rounded value never exceeds the value rounded, over
+// every magnitude float32 can hold or not (underflow and overflow
+// included), so the floor of a walk's distance still bounds the
+// reference.
+func TestLowerBoundOfFloat32(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		exp := rapid.IntRange(-170, 140).Draw(t, "exponent")
+		d := math.Ldexp(rapid.Float64Range(-1, 1).Draw(t, "mantissa"), exp)
+		if lb := lowerBound(float32(d)); lb > d {
+			t.Fatalf("lowerBound(float32(%v)) = %v, above it", d, lb)
+		}
+	})
+}

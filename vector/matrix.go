@@ -3,9 +3,11 @@ package vector
 import (
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/google/uuid"
+	"github.com/viterin/vek/vek32"
 
 	"telha.dev/core/storage"
 	"telha.dev/vector/internal/hnsw"
@@ -150,33 +152,48 @@ func (mx *matrix) exact(p *probe, k *knn, set bitset, lo uint32) {
 	}
 }
 
-// approximate offers to k the ef nearest slots of set that the graph
+// approximate offers to k the ef nearest slots of set, which has allowed
+// members, that the graph
 // finds, then every slot of set in the tail, which the graph does not hold
 // yet. Offering computes the reference distance, so every hit carries the
 // distance an exact search would report for it. A walk that ran dry
 // before finding ef allowed slots, while the graph holds more, was cut off
 // from them by the filter (the allowed slots lie far from the walk's
 // entry): the graph's part is then scanned exactly instead.
-func (mx *matrix) approximate(p *probe, k *knn, set bitset, ef int) {
+func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 	g := mx.ann.graph
 	tail := uint32(g.Len())
-	q := walkQuery{mx: mx, p: p}
-	found := g.SearchQuery(&q, ef, ef, set.has, nil)
-	if len(found) < ef && len(found) < set.count(tail) {
+	sc := scratchPool.Get().(*searchScratch)
+	defer scratchPool.Put(sc)
+	sc.q = walkQuery{mx: mx, p: p}
+	f := hnsw.Filter{Allow: set.has, Dense: dense(allowed, g.Len())}
+	sc.found = g.SearchQuery(&sc.q, ef, ef, f, sc.found[:0])
+	sc.q = walkQuery{}
+	if len(sc.found) < ef && len(sc.found) < set.count(tail) {
 		mx.exact(p, k, set, 0)
 		return
 	}
-	for _, r := range found {
+	for _, r := range sc.found {
 		// r.Distance is the kernel's (or, where that bounds nothing, the
-		// reference's): a candidate that provably cannot enter k is not
-		// measured again, so that only about k of the ef are.
-		if k.full() && p.floor(r.Distance, mx.norms[r.ID]) > k.worst() {
+		// reference's), rounded to float32: a candidate that provably
+		// cannot enter k is not measured again, so that only about k of
+		// the ef are.
+		if k.full() && p.floor(lowerBound(r.Distance), mx.norms[r.ID]) > k.worst() {
 			continue
 		}
 		k.offer(mx.nodes[r.ID], mx.row(r.ID))
 	}
 	mx.exact(p, k, set, tail)
 }
+
+// searchScratch is what one approximate search needs besides the graph's
+// own scratch, pooled so that a search allocates nothing for it.
+type searchScratch struct {
+	q     walkQuery
+	found []hnsw.Result
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
 
 // walkQuery measures slots of a matrix from a probe, for the graph walk.
 type walkQuery struct {
@@ -190,8 +207,10 @@ type walkQuery struct {
 // has them in flight together, and the kernel then finds the rows in its
 // caches, where one row at a time would wait for each in turn (a random
 // row of a large matrix is a miss of every cache). hnswlib prefetches the
-// next neighbour's row for the same reason.
-func (q *walkQuery) Distances(ids []uint32, out []float64) {
+// next neighbour's row for the same reason. The metric is switched on once
+// per call, and a distance that the float32 kernel cannot give (it
+// overflowed, on vectors near math.MaxFloat32) is the reference's.
+func (q *walkQuery) Distances(ids []uint32, out []float32) {
 	mx, p := q.mx, q.p
 	t := q.fetched
 	for _, id := range ids {
@@ -201,14 +220,31 @@ func (q *walkQuery) Distances(ids []uint32, out []float64) {
 		}
 	}
 	q.fetched = t
-	for i, id := range ids {
-		v, vn := mx.row(id), mx.norms[id]
-		d := p.estimate(v, vn)
-		if math.IsNaN(d) || math.IsInf(d, 0) {
-			d = distance(p.metric, p.q, v, p.qnorm)
+	out = out[:len(ids)]
+	switch p.metric {
+	case Cosine:
+		for i, id := range ids {
+			d := 1 - float64(vek32.Dot(p.q, mx.row(id)))/(p.qnorm*mx.norms[id])
+			out[i] = q.finite(d, id)
 		}
-		out[i] = d
+	case Dot:
+		for i, id := range ids {
+			out[i] = q.finite(-float64(vek32.Dot(p.q, mx.row(id))), id)
+		}
+	default: // L2
+		for i, id := range ids {
+			out[i] = q.finite(float64(vek32.Distance(p.q, mx.row(id))), id)
+		}
 	}
+}
+
+// finite returns d, the kernel's distance of slot id, or the reference
+// distance if d is NaN or infinite.
+func (q *walkQuery) finite(d float64, id uint32) float32 {
+	if d-d != 0 {
+		d = distance(q.p.metric, q.p.q, q.mx.row(id), q.p.qnorm)
+	}
+	return float32(d)
 }
 
 // space measures the distance between two slots of a matrix with the
@@ -218,6 +254,14 @@ type space struct {
 	metric Metric
 }
 
-func (s space) Distance(a, b uint32) float64 {
-	return kernelDistance(s.metric, s.mx.row(a), s.mx.row(b), s.mx.norms[a], s.mx.norms[b])
+func (s space) Distance(a, b uint32) float32 {
+	return float32(kernelDistance(s.metric, s.mx.row(a), s.mx.row(b), s.mx.norms[a], s.mx.norms[b]))
+}
+
+// From implements hnsw.QuerySpace: the walk that links slot a in
+// measures from it as a search does, in batches. The probe takes a's
+// stored norm, so every distance is the one Distance(a, ·) gives.
+func (s space) From(a uint32) hnsw.Query {
+	p := &probe{metric: s.metric, q: s.mx.row(a), qnorm: s.mx.norms[a]}
+	return &walkQuery{mx: s.mx, p: p}
 }

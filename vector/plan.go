@@ -22,6 +22,13 @@ import "telha.dev/vector/internal/hnsw"
 // crossover of BenchmarkKNNSelectivity is 5,000 at ef = 64, about 80 per
 // unit of ef), or when the filter allows fewer than one vector in 2M of
 // the live ones (the walk's recall would fall: BenchmarkPeer's 1% filter).
+//
+// A walk with a filter that allows a quarter of the graph's nodes or more
+// (dead slots count as nodes: the walk passes through them too) is dense
+// (hnsw.Filter.Dense): it measures every neighbour and skips rejected
+// ones in its answer only, which at 50% reaches recall 0.99 at about 1.9
+// times the rate of the sparse walk, and at 10% at 0.9 of it
+// (BenchmarkPeer, clustered).
 
 // scans reports whether an approximate search that may return allowed of
 // the live vectors, at width ef, scans them exactly instead of walking the
@@ -39,3 +46,7 @@ func (o *Options) scans(allowed, live, ef int) bool {
 	}
 	return allowed*2*m < live
 }
+
+// dense reports whether a walk that may return allowed of the graph's
+// nodes treats its filter as dense (hnsw.Filter.Dense).
+func dense(allowed, nodes int) bool { return 4*allowed >= nodes }

@@ -62,3 +62,16 @@ func TestPlannedFilterRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestDense: a filter is walked as dense from a quarter of the graph's
+// nodes on.
+func TestDense(t *testing.T) {
+	for _, tc := range []struct {
+		allowed, nodes int
+		want           bool
+	}{{0, 0, true}, {24, 100, false}, {25, 100, true}, {50, 100, true}, {10, 100, false}, {100, 100, true}} {
+		if got := dense(tc.allowed, tc.nodes); got != tc.want {
+			t.Errorf("dense(%d, %d) = %t, want %t", tc.allowed, tc.nodes, got, tc.want)
+		}
+	}
+}

@@ -5,10 +5,11 @@
 //
 // The graph holds no vectors. Its nodes are dense ids 0, 1, 2, … (the slots
 // of the caller's matrix), inserted in that order, and every distance comes
-// from the caller: a Space between two stored points while inserting, a
-// Query while searching. A search hands the Query the unvisited links of
-// a node together (Query.Distances), so that the caller can have their
-// vectors fetched in parallel before it computes. So one matrix serves the exact scan and
+// from the caller: a Space between two stored points while inserting (and
+// a Query from the new point, where the Space is a QuerySpace), a Query
+// while searching. A walk hands the Query the unvisited links of a node
+// together (Query.Distances), so that the caller can have their vectors
+// fetched in parallel before it computes. So one matrix serves the exact scan and
 // the graph, and the graph costs only its links: 4·2M bytes a node on
 // level 0, about 4·(M+1)/(M-1) more for the upper levels and 6 of
 // bookkeeping, 140 bytes at M = 16.
@@ -19,7 +20,10 @@
 // does (see searchLevel): only allowed nodes are measured, explored and
 // returned, a link to a rejected node is followed through it to that
 // node's own links, and the walk goes on until it holds ef allowed nodes
-// that nothing unexplored can beat. A filter whose allowed nodes the walk
+// that nothing unexplored can beat. A filter the caller marks dense
+// (Filter.Dense: it allows a large share of the nodes) is walked as
+// hnswlib does instead: every neighbour is measured and explored, and
+// rejected ones are left out of the answer only. A filter whose allowed nodes the walk
 // cannot reach from the entry point yields fewer than ef; the caller then
 // scans them exactly. Deleted points are the caller's business: it leaves
 // them in the graph as waypoints and excludes them with the same allow

@@ -36,13 +36,23 @@ const maxLevel = 12
 // Space gives the distance between two stored points, lower is nearer. It
 // must be symmetric; a NaN is read as +Inf.
 type Space interface {
-	Distance(a, b uint32) float64
+	Distance(a, b uint32) float32
+}
+
+// QuerySpace is a Space that also measures from one of its points in
+// batches: Add then finds a new node's neighbours through From(id), the
+// same batched walk a search makes, where a plain Space is called once
+// per distance. From(a) must measure what Distance(a, ·) does, without
+// NaNs.
+type QuerySpace interface {
+	Space
+	From(a uint32) Query
 }
 
 // Result is one node of a search answer.
 type Result struct {
 	ID       uint32
-	Distance float64
+	Distance float32
 }
 
 // Graph is an HNSW graph over the ids 0 … Len()-1.
@@ -126,7 +136,7 @@ func (g *Graph) setLinks(id uint32, l int, to []item) {
 		dst = block[1:]
 	}
 	for i, it := range to {
-		dst[i] = it.id
+		dst[i] = it.node()
 	}
 }
 
@@ -155,19 +165,24 @@ func (g *Graph) Add(s Space) uint32 {
 
 	w := g.walk()
 	defer g.scratch.Put(w)
-	query := QueryFunc(func(n uint32) float64 { return s.Distance(id, n) })
-	ep := item{d: w.measureOne(query, g.entry), id: g.entry}
+	var query Query
+	if qs, ok := s.(QuerySpace); ok {
+		query = qs.From(id)
+	} else {
+		query = QueryFunc(func(n uint32) float32 { return s.Distance(id, n) })
+	}
+	ep := newItem(w.measureOne(query, g.entry), g.entry)
 	for l := g.top; l > level; l-- {
 		ep = g.greedy(w, ep, query, l)
 	}
 	w.entries = append(w.entries[:0], ep)
 	for l := min(level, g.top); l >= 0; l-- {
-		w.found = g.searchLevel(w, w.entries, query, g.efc, l, nil, w.found[:0])
+		w.found = g.searchLevel(w, w.entries, query, g.efc, l, Filter{}, w.found[:0])
 		chosen := g.diverse(s, w.found, g.m, w.chosen[:0])
 		w.chosen = chosen
 		g.setLinks(id, l, chosen)
 		for _, c := range chosen {
-			g.backLink(s, w, c.id, item{d: c.d, id: id}, l)
+			g.backLink(s, w, c.node(), newItem(c.dist(), id), l)
 		}
 		w.entries = append(w.entries[:0], w.found...)
 	}
@@ -177,24 +192,24 @@ func (g *Graph) Add(s Space) uint32 {
 	return id
 }
 
-// backLink adds the link from -> to.id on level l; a full list is pruned
+// backLink adds the link from -> to.node() on level l; a full list is pruned
 // with the diversity rule over its links and the new one.
 func (g *Graph) backLink(s Space, w *walk, from uint32, to item, l int) {
 	have := g.links(from, l)
 	if len(have) < g.capacity(l) {
 		if l == 0 {
-			g.links0[int(from)*g.m0+len(have)] = to.id
+			g.links0[int(from)*g.m0+len(have)] = to.node()
 			g.count0[from]++
 		} else {
 			block := g.block(from, l)
-			block[1+block[0]] = to.id
+			block[1+block[0]] = to.node()
 			block[0]++
 		}
 		return
 	}
 	cands := append(w.prune[:0], to)
 	for _, n := range have {
-		cands = append(cands, item{d: measureBetween(s, from, n), id: n})
+		cands = append(cands, newItem(measureBetween(s, from, n), n))
 	}
 	slices.SortFunc(cands, compare)
 	w.prune = cands
@@ -214,7 +229,7 @@ func (g *Graph) diverse(s Space, cands []item, n int, dst []item) []item {
 		}
 		keep := true
 		for _, k := range dst {
-			if measureBetween(s, c.id, k.id) < c.d {
+			if measureBetween(s, c.node(), k.node()) < c.dist() {
 				keep = false
 				break
 			}
@@ -236,10 +251,10 @@ func compare(a, b item) int {
 	return 0
 }
 
-func measureBetween(s Space, a, b uint32) float64 {
+func measureBetween(s Space, a, b uint32) float32 {
 	d := s.Distance(a, b)
 	if d != d {
-		return math.Inf(1)
+		return float32(math.Inf(1))
 	}
 	return d
 }

@@ -10,12 +10,12 @@ import (
 // points is a Space over float32 vectors with the squared L2 distance.
 type points [][]float32
 
-func (p points) Distance(a, b uint32) float64 { return l2(p[a], p[b]) }
+func (p points) Distance(a, b uint32) float32 { return l2(p[a], p[b]) }
 
-func l2(a, b []float32) float64 {
-	var s float64
+func l2(a, b []float32) float32 {
+	var s float32
 	for i := range a {
-		d := float64(a[i]) - float64(b[i])
+		d := a[i] - b[i]
 		s += d * d
 	}
 	return s
@@ -52,7 +52,7 @@ func exact(p points, q []float32, k int, allow func(uint32) bool) []Result {
 		}
 	}
 	slices.SortFunc(all, func(a, b Result) int {
-		return compare(item{a.Distance, a.ID}, item{b.Distance, b.ID})
+		return compare(newItem(a.Distance, a.ID), newItem(b.Distance, b.ID))
 	})
 	return all[:min(k, len(all))]
 }
@@ -71,9 +71,10 @@ func overlap(got, want []Result) int {
 }
 
 // TestRecall measures recall@10 against brute force on 1,500 random
-// points of 24 dimensions, unfiltered and with filters of 10% and 3%: at
-// ef = 64 it must reach 0.95. Every filtered answer must hold allowed
-// nodes only, nearest first, with the distances the space gives.
+// points of 24 dimensions, unfiltered, with filters of 10% and 3% (walked
+// as sparse) and of 50% and 25% (walked as dense): at ef = 64 it must
+// reach 0.95. Every filtered answer must hold allowed nodes only, nearest
+// first, with the distances the space gives.
 func TestRecall(t *testing.T) {
 	const n, dim, k, queries = 1500, 24, 10, 60
 	p := randomPoints(n, dim, 1)
@@ -82,15 +83,18 @@ func TestRecall(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		allow func(uint32) bool
+		dense bool
 	}{
-		{"none", nil},
-		{"10pct", func(id uint32) bool { return id%10 == 3 }},
-		{"3pct", func(id uint32) bool { return id%33 == 5 }},
+		{"none", nil, false},
+		{"10pct", func(id uint32) bool { return id%10 == 3 }, false},
+		{"3pct", func(id uint32) bool { return id%33 == 5 }, false},
+		{"50pct dense", func(id uint32) bool { return id%2 == 0 }, true},
+		{"25pct dense", func(id uint32) bool { return id%4 == 1 }, true},
 	} {
 		hits := 0
 		for _, q := range qs {
-			query := func(id uint32) float64 { return l2(q, p[id]) }
-			got := g.Search(query, k, 64, tc.allow)
+			query := func(id uint32) float32 { return l2(q, p[id]) }
+			got := g.SearchQuery(QueryFunc(query), k, 64, Filter{Allow: tc.allow, Dense: tc.dense}, nil)
 			if len(got) != k {
 				t.Fatalf("%s: %d results, want %d", tc.name, len(got), k)
 			}
@@ -101,7 +105,7 @@ func TestRecall(t *testing.T) {
 				if r.Distance != l2(q, p[r.ID]) {
 					t.Fatalf("%s: result %d has distance %v, want %v", tc.name, r.ID, r.Distance, l2(q, p[r.ID]))
 				}
-				if i > 0 && compare(item{got[i-1].Distance, got[i-1].ID}, item{r.Distance, r.ID}) > 0 {
+				if i > 0 && compare(newItem(got[i-1].Distance, got[i-1].ID), newItem(r.Distance, r.ID)) > 0 {
 					t.Fatalf("%s: results out of order: %v", tc.name, got)
 				}
 			}
@@ -125,7 +129,7 @@ func TestSmallGraphs(t *testing.T) {
 			t.Fatalf("len = %d, want %d", g.Len(), n)
 		}
 		q := randomPoints(1, 3, 99)[0]
-		query := func(id uint32) float64 { return l2(q, p[id]) }
+		query := func(id uint32) float32 { return l2(q, p[id]) }
 		for _, k := range []int{0, 1, 5, n, n + 3} {
 			got := g.Search(query, k, n+3, nil)
 			want := exact(p, q, k, nil)
@@ -150,7 +154,7 @@ func TestDeterministic(t *testing.T) {
 		p[i] = []float32{float32(i % 7), float32(i % 5)} // many duplicates
 	}
 	q := []float32{3, 2}
-	query := func(id uint32) float64 { return l2(q, p[id]) }
+	query := func(id uint32) float32 { return l2(q, p[id]) }
 	a := build(t, p, Config{M: 6, Seed: 3}).Search(query, 20, 40, nil)
 	b := build(t, p, Config{M: 6, Seed: 3}).Search(query, 20, 40, nil)
 	if !slices.Equal(a, b) {
@@ -172,9 +176,9 @@ func TestFilterFarFromEntry(t *testing.T) {
 	g := build(t, p, Config{M: 8, Seed: 5})
 	corner := func(id uint32) bool { return p[id][0] > 0.9 && p[id][1] > 0.9 }
 	q := []float32{1, 1, 0, 0, 0, 0, 0, 0}
-	got := g.Search(func(id uint32) float64 { return l2(q, p[id]) }, 10, 32, corner)
+	got := g.Search(func(id uint32) float32 { return l2(q, p[id]) }, 10, 32, corner)
 	for i, r := range got {
-		if !corner(r.ID) || (i > 0 && compare(item{got[i-1].Distance, got[i-1].ID}, item{r.Distance, r.ID}) > 0) {
+		if !corner(r.ID) || (i > 0 && compare(newItem(got[i-1].Distance, got[i-1].ID), newItem(r.Distance, r.ID)) > 0) {
 			t.Fatalf("answer %v", got)
 		}
 	}
@@ -183,9 +187,9 @@ func TestFilterFarFromEntry(t *testing.T) {
 // nanSpace measures NaN between some pairs.
 type nanSpace struct{ points }
 
-func (s nanSpace) Distance(a, b uint32) float64 {
+func (s nanSpace) Distance(a, b uint32) float32 {
 	if (a+b)%3 == 0 {
-		return math.NaN()
+		return float32(math.NaN())
 	}
 	return s.points.Distance(a, b)
 }
@@ -199,10 +203,10 @@ func TestNaNDistances(t *testing.T) {
 	for range p {
 		g.Add(s)
 	}
-	query := func(id uint32) float64 { return s.Distance(id, 0) }
+	query := func(id uint32) float32 { return s.Distance(id, 0) }
 	got := g.Search(query, 10, 20, nil)
 	for i, r := range got {
-		if math.IsNaN(r.Distance) || (i > 0 && got[i-1].Distance > r.Distance) {
+		if r.Distance != r.Distance || (i > 0 && got[i-1].Distance > r.Distance) {
 			t.Fatalf("answer %v", got)
 		}
 	}
@@ -218,7 +222,59 @@ func BenchmarkSearch(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		q := qs[i%len(qs)]
-		g.Search(func(id uint32) float64 { return l2(q, p[id]) }, 10, 64, nil)
+		g.Search(func(id uint32) float32 { return l2(q, p[id]) }, 10, 64, nil)
 		i++
+	}
+}
+
+// TestItemOrder: an item packs a distance and an id into a word that
+// orders as the pair does (distance, then id; -0 ties with +0), and gives
+// both back.
+func TestItemOrder(t *testing.T) {
+	values := []float32{float32(math.Inf(-1)), -math.MaxFloat32, -3, -1, -math.SmallestNonzeroFloat32, 0, math.SmallestNonzeroFloat32, 1e-30, 0.5, 1, 2, math.MaxFloat32, float32(math.Inf(1))}
+	ids := []uint32{0, 1, 7, math.MaxUint32}
+	for _, a := range values {
+		for _, b := range values {
+			for _, ia := range ids {
+				for _, ib := range ids {
+					x, y := newItem(a, ia), newItem(b, ib)
+					want := a < b || (a == b && ia < ib)
+					if x.before(y) != want {
+						t.Fatalf("(%v, %d) before (%v, %d) = %t, want %t", a, ia, b, ib, x.before(y), want)
+					}
+					if x.dist() != a || x.node() != ia {
+						t.Fatalf("item of (%v, %d) gives back (%v, %d)", a, ia, x.dist(), x.node())
+					}
+				}
+			}
+		}
+	}
+	if z := newItem(float32(math.Copysign(0, -1)), 3); z != newItem(0, 3) {
+		t.Fatalf("-0 and +0 make different items")
+	}
+}
+
+// batchedPoints is points as a QuerySpace.
+type batchedPoints struct{ points }
+
+func (p batchedPoints) From(a uint32) Query {
+	return QueryFunc(func(b uint32) float32 { return p.Distance(a, b) })
+}
+
+// TestQuerySpaceBuildsTheSameGraph: Add through a QuerySpace's batched
+// queries builds the graph a plain Space builds, answer for answer.
+func TestQuerySpaceBuildsTheSameGraph(t *testing.T) {
+	p := randomPoints(800, 8, 6)
+	plain, batched := New(Config{M: 6, Seed: 2}), New(Config{M: 6, Seed: 2})
+	for range p {
+		plain.Add(p)
+		batched.Add(batchedPoints{p})
+	}
+	for _, q := range randomPoints(20, 8, 7) {
+		query := func(id uint32) float32 { return l2(q, p[id]) }
+		a, b := plain.Search(query, 10, 32, nil), batched.Search(query, 10, 32, nil)
+		if !slices.Equal(a, b) {
+			t.Fatalf("plain and batched builds answer differently:\n%v\n%v", a, b)
+		}
 	}
 }
