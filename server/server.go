@@ -38,14 +38,9 @@ var ErrNoEngine = errors.New("no engine")
 type Options struct {
 	Limits api.Limits
 	Logger *slog.Logger
-	// TenantConcurrency bounds the calls one tenant has in flight; 0
-	// means DefaultTenantConcurrency.
-	TenantConcurrency int
+	// Tenant bounds what one tenant's calls take of the server.
+	Tenant TenantBound
 }
-
-// DefaultTenantConcurrency is the bound of calls in flight per tenant of
-// a server that sets none.
-const DefaultTenantConcurrency = 64
 
 // Server is the tenant API over one engine.
 type Server struct {
@@ -65,15 +60,8 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	}
 	limits := opts.Limits.WithDefaults()
 	authn := auth.New(e, log)
-	conc := opts.TenantConcurrency
-	if conc <= 0 {
-		conc = DefaultTenantConcurrency
-	}
 	m := newMetrics()
-	handlerOpts := connect.WithHandlerOptions(
-		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), newTenantLimit(conc).interceptor(), deadline(limits)),
-		connect.WithReadMaxBytes(limits.MaxRequestBytes),
-	)
+	handlerOpts := callOptions(limits, m, authn, opts.Tenant)
 	bitmaps := bitmap.New(e, bitmap.Options{})
 	g := graph.Open(e, graph.Options{Indexers: []temporal.Indexer{bitmaps}})
 	mux := http.NewServeMux()
