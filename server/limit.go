@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"connectrpc.com/connect"
@@ -35,8 +36,9 @@ type TenantBound struct {
 	// running slots; 0 means DefaultTenantQueue, a negative value that
 	// none wait.
 	Queue int
-	// Rate bounds the calls one tenant starts per second, averaged over
-	// bursts of Burst calls (at least 1); 0 means no bound.
+	// Rate bounds the calls one tenant starts per second, with bursts of
+	// up to Burst calls; 0 means no bound. Burst 0 means a second's worth
+	// of calls (Rate rounded up, at least 1).
 	Rate  float64
 	Burst int
 }
@@ -61,7 +63,9 @@ func (b TenantBound) withDefaults() TenantBound {
 	if b.Rate < 0 {
 		b.Rate = 0
 	}
-	b.Burst = max(b.Burst, 1)
+	if b.Burst <= 0 {
+		b.Burst = max(1, int(math.Min(math.Ceil(b.Rate), math.MaxInt32)))
+	}
 	return b
 }
 
