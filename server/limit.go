@@ -23,11 +23,17 @@ import (
 // Running calls are what take the CPU: on a machine of few cores a tenant
 // whose calls each scan thousands of vectors holds every core while
 // enough of them run, and another tenant's point read then waits for a
-// core behind them. A bound below the cores leaves the others one; a
-// call that finds its tenant's slots taken waits in its tenant's queue,
-// in arrival order and within its deadline, costing nothing while it
-// waits. A call beyond the queue, or beyond the rate, is refused at once
-// with resource_exhausted, and the client backs off.
+// core behind them. A bound below the number of cores leaves the others
+// one (the default holds a flood to four cores' worth of handlers; on a
+// store whose reads wait on the network, etcd, calls hold slots while
+// they wait, and a larger bound serves a busy tenant better). A call that
+// finds its tenant's slots taken waits in its tenant's queue, in arrival
+// order and within its deadline, costing nothing while it waits. A call
+// beyond the queue, or beyond the rate, is refused at once with
+// resource_exhausted, and the client backs off.
+//
+// The bound applies to the RPCs of the tenant API; the MCP endpoint's
+// tool calls do not pass through it.
 type TenantBound struct {
 	// Concurrency bounds the calls of one tenant that run at once; 0
 	// means DefaultTenantConcurrency.
@@ -86,8 +92,9 @@ type tenantLimit struct {
 }
 
 // tenantSlots is one tenant's share. Its counters are under the limit's
-// mutex; the entry is dropped when no call holds it and its bucket is
-// full, which is when a new entry would be the same.
+// mutex. The last call to leave it drops it if its bucket is full, when a
+// new entry would be the same; otherwise it stays, one small entry per
+// tenant that has called, until a later call of the tenant leaves it.
 type tenantSlots struct {
 	running chan struct{} // one token per running call, capacity Concurrency
 	holders int           // calls running or waiting
