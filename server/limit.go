@@ -4,47 +4,166 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
 	"sync"
+	"time"
 
 	"connectrpc.com/connect"
+	"golang.org/x/time/rate"
 
 	"telha.dev/core/storage"
 	"telha.dev/server/auth"
 )
 
-// tenantLimit bounds the calls one tenant has in flight, so that one
-// tenant's flood cannot take every worker and starve the others: a call
-// beyond the bound is refused at once with resource_exhausted, and the
-// client backs off. It runs after authentication, so the tenant is the
-// principal's.
-type tenantLimit struct {
-	max      int
-	mu       sync.Mutex
-	inFlight map[storage.TenantScope]int
+// TenantBound bounds what one tenant's calls take of the server, so that
+// one tenant's flood cannot starve the others. Its zero value is the
+// defaults: at most DefaultTenantConcurrency calls of a tenant run at
+// once, DefaultTenantQueue more wait, and calls per second are not
+// bounded.
+//
+// Running calls are what take the CPU: on a machine of few cores a tenant
+// whose calls each scan thousands of vectors holds every core while
+// enough of them run, and another tenant's point read then waits for a
+// core behind them. A bound below the number of cores leaves the others
+// one (the default holds a flood to four cores' worth of handlers; on a
+// store whose reads wait on the network, etcd, calls hold slots while
+// they wait, and a larger bound serves a busy tenant better). A call that
+// finds its tenant's slots taken waits in its tenant's queue, in arrival
+// order and within its deadline, costing nothing while it waits. A call
+// beyond the queue, or beyond the rate, is refused at once with
+// resource_exhausted, and the client backs off.
+//
+// One bound holds a tenant's RPCs and its MCP requests together (the
+// interceptor and the middleware share it).
+type TenantBound struct {
+	// Concurrency bounds the calls of one tenant that run at once; 0
+	// means DefaultTenantConcurrency.
+	Concurrency int
+	// Queue bounds the calls of one tenant that wait for one of its
+	// running slots; 0 means DefaultTenantQueue, a negative value that
+	// none wait.
+	Queue int
+	// Rate bounds the calls one tenant starts per second, with bursts of
+	// up to Burst calls; 0 means no bound. Burst 0 means a second's worth
+	// of calls (Rate rounded up, at least 1).
+	Rate  float64
+	Burst int
 }
 
-func newTenantLimit(max int) *tenantLimit {
-	return &tenantLimit{max: max, inFlight: map[storage.TenantScope]int{}}
-}
+// Defaults of TenantBound.
+const (
+	DefaultTenantConcurrency = 4
+	DefaultTenantQueue       = 64
+)
 
-// acquire counts a call of scope in, or reports that the tenant is at its
-// bound.
-func (l *tenantLimit) acquire(scope storage.TenantScope) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.inFlight[scope] >= l.max {
-		return false
+// withDefaults returns b with its zero fields set to the defaults.
+func (b TenantBound) withDefaults() TenantBound {
+	if b.Concurrency <= 0 {
+		b.Concurrency = DefaultTenantConcurrency
 	}
-	l.inFlight[scope]++
-	return true
+	switch {
+	case b.Queue == 0:
+		b.Queue = DefaultTenantQueue
+	case b.Queue < 0:
+		b.Queue = 0
+	}
+	if b.Rate < 0 {
+		b.Rate = 0
+	}
+	if b.Burst <= 0 {
+		b.Burst = max(1, int(math.Min(math.Ceil(b.Rate), math.MaxInt32)))
+	}
+	return b
 }
 
-// release counts a call of scope out.
-func (l *tenantLimit) release(scope storage.TenantScope) {
+// Errors of the bound, each a resource_exhausted refusal.
+var (
+	// errBusy reports a tenant whose running slots and queue are full.
+	errBusy = errors.New("too many concurrent calls of this tenant")
+	// errRate reports a tenant over its rate of calls.
+	errRate = errors.New("too many calls of this tenant per second")
+)
+
+// tenantLimit applies a TenantBound to every tenant. It runs after
+// authentication, so the tenant is the principal's.
+type tenantLimit struct {
+	bound   TenantBound
+	mu      sync.Mutex
+	tenants map[storage.TenantScope]*tenantSlots
+}
+
+// tenantSlots is one tenant's share. Its counters are under the limit's
+// mutex. The last call to leave it drops it if its bucket is full, when a
+// new entry would be the same; otherwise it stays, one small entry per
+// tenant that has called, until a later call of the tenant leaves it.
+type tenantSlots struct {
+	running chan struct{} // one token per running call, capacity Concurrency
+	holders int           // calls running or waiting
+	waiting int
+	bucket  *rate.Limiter // nil without a rate bound
+}
+
+func newTenantLimit(b TenantBound) *tenantLimit {
+	return &tenantLimit{bound: b.withDefaults(), tenants: map[storage.TenantScope]*tenantSlots{}}
+}
+
+// acquire waits for a running slot of scope and returns its release, or
+// refuses: errRate or errBusy at once, ctx's error if it ends first.
+func (l *tenantLimit) acquire(ctx context.Context, scope storage.TenantScope) (func(), error) {
+	l.mu.Lock()
+	t := l.tenants[scope]
+	if t == nil {
+		t = &tenantSlots{running: make(chan struct{}, l.bound.Concurrency)}
+		if l.bound.Rate > 0 {
+			t.bucket = rate.NewLimiter(rate.Limit(l.bound.Rate), l.bound.Burst)
+		}
+		l.tenants[scope] = t
+	}
+	if t.bucket != nil && !t.bucket.Allow() {
+		l.mu.Unlock()
+		return nil, fmt.Errorf("%w: over %g", errRate, l.bound.Rate)
+	}
+	release := func() {
+		<-t.running
+		l.leave(scope, t)
+	}
+	select {
+	case t.running <- struct{}{}:
+		t.holders++
+		l.mu.Unlock()
+		return release, nil
+	default:
+	}
+	if t.waiting >= l.bound.Queue {
+		l.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d running and %d waiting", errBusy, l.bound.Concurrency, t.waiting)
+	}
+	t.holders++
+	t.waiting++
+	l.mu.Unlock()
+	var err error
+	select {
+	case t.running <- struct{}{}:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	l.mu.Lock()
+	t.waiting--
+	l.mu.Unlock()
+	if err != nil {
+		l.leave(scope, t)
+		return nil, err
+	}
+	return release, nil
+}
+
+// leave counts a call out of t, and drops t once it is idle.
+func (l *tenantLimit) leave(scope storage.TenantScope, t *tenantSlots) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.inFlight[scope]--; l.inFlight[scope] <= 0 {
-		delete(l.inFlight, scope)
+	if t.holders--; t.holders == 0 && (t.bucket == nil || t.bucket.Tokens() >= float64(l.bound.Burst)) {
+		delete(l.tenants, scope)
 	}
 }
 
@@ -56,16 +175,42 @@ func (l *tenantLimit) interceptor() connect.Interceptor {
 			if !ok {
 				return nil, connect.NewError(connect.CodeUnauthenticated, auth.ErrUnauthenticated)
 			}
-			s := p.Scope()
-			if !l.acquire(s) {
-				return nil, connect.NewError(connect.CodeResourceExhausted,
-					fmt.Errorf("%w: more than %d calls of this tenant in flight", errBusy, l.max))
+			release, err := l.acquire(ctx, p.Scope())
+			if errors.Is(err, errBusy) || errors.Is(err, errRate) {
+				return nil, connect.NewError(connect.CodeResourceExhausted, err)
 			}
-			defer l.release(s)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
 			return next(ctx, req)
 		}
 	})
 }
 
-// errBusy reports a tenant at its bound of calls in flight.
-var errBusy = errors.New("too many concurrent calls")
+// middleware applies the bound to every request of an HTTP endpoint that
+// runs behind the authentication middleware (MCP's), within the call
+// deadline: what the interceptor does for the RPCs, so that a tenant
+// cannot take the server's workers by calling tools instead.
+func (l *tenantLimit) middleware(timeout time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := auth.From(r.Context())
+		if !ok {
+			http.Error(w, auth.ErrUnauthenticated.Error(), http.StatusUnauthorized)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		release, err := l.acquire(ctx, p.Scope())
+		switch {
+		case errors.Is(err, errBusy), errors.Is(err, errRate):
+			http.Error(w, err.Error(), http.StatusTooManyRequests)
+			return
+		case err != nil:
+			http.Error(w, "deadline exceeded", http.StatusServiceUnavailable)
+			return
+		}
+		defer release()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

@@ -37,17 +37,12 @@ import (
 type Options struct {
 	Limits api.Limits
 	Logger *slog.Logger
-	// TenantConcurrency bounds the calls one tenant has in flight; 0
-	// means DefaultTenantConcurrency.
-	TenantConcurrency int
+	// Tenant bounds what one tenant's calls take of the server.
+	Tenant TenantBound
 	// LeaseDuration is how long a job's claim holds without a heartbeat;
 	// 0 means jobs.DefaultLeaseDuration.
 	LeaseDuration time.Duration
 }
-
-// DefaultTenantConcurrency is the bound of calls in flight per tenant of
-// a server that sets none.
-const DefaultTenantConcurrency = 64
 
 // Server is the tenant API over one engine.
 type Server struct {
@@ -68,15 +63,9 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	}
 	limits := opts.Limits.WithDefaults()
 	authn := auth.New(e, log)
-	conc := opts.TenantConcurrency
-	if conc <= 0 {
-		conc = DefaultTenantConcurrency
-	}
 	m := newMetrics()
-	handlerOpts := connect.WithHandlerOptions(
-		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), newTenantLimit(conc).interceptor(), deadline(limits)),
-		connect.WithReadMaxBytes(limits.MaxRequestBytes),
-	)
+	tenants := newTenantLimit(opts.Tenant)
+	handlerOpts := callOptions(limits, m, authn, tenants)
 	bitmaps := bitmap.New(e, bitmap.Options{})
 	g := graph.Open(e, graph.Options{Indexers: []temporal.Indexer{bitmaps}})
 	mux := http.NewServeMux()
@@ -93,7 +82,7 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	}
 	mux.Handle(telhav1connect.NewJobServiceHandler(api.NewJob(queues, limits, log), handlerOpts))
 	backends := mcp.Backends{Graph: g, Vectors: vectors, Sources: docs, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
-	mux.Handle("/mcp", authn.Middleware(mcp.Handler(backends, int64(limits.MaxRequestBytes))))
+	mux.Handle("/mcp", authn.Middleware(tenants.middleware(limits.CallTimeout, mcp.Handler(backends, int64(limits.MaxRequestBytes)))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health(e))
 	return &Server{engine: e, handler: mux, log: log, jobs: queues}, nil

@@ -51,7 +51,7 @@ var commandTable = []command{
 	{path: "ledger list", synopsis: "ledger list STORE [-o table|json]",
 		short: "list the erasures the ledger records", store: storeAny, output: "[]ledgerRow", define: ledgerList},
 
-	{path: "serve", synopsis: "serve STORE [-listen ADDR] [-tls-cert FILE -tls-key FILE] [-insecure]",
+	{path: "serve", synopsis: "serve STORE [-listen ADDR] [-tls-cert FILE -tls-key FILE] [-insecure] [-tenant-concurrency N] [-tenant-queue N] [-tenant-rate R] [-tenant-burst N]",
 		short: "serve the tenant API (gRPC, gRPC-Web, Connect JSON, MCP) until interrupted", store: storeAny, define: serveCommand},
 	{path: "key create", synopsis: "key create STORE -scope TENANT:ORG|NAME [-name LABEL] [-expires DURATION]",
 		short: "create an API key; prints its token, once, on the last line", store: storeAny, scope: true, define: keyCreate},

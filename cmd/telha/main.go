@@ -40,7 +40,7 @@
 //	    write the erasure ledger to a file, for telha restore -ledger
 //	telha ledger list STORE [-o table|json]
 //	    list the erasures the ledger records
-//	telha serve STORE [-listen ADDR] [-tls-cert FILE -tls-key FILE] [-insecure]
+//	telha serve STORE [-listen ADDR] [-tls-cert FILE -tls-key FILE] [-insecure] [-tenant-concurrency N] [-tenant-queue N] [-tenant-rate R] [-tenant-burst N]
 //	    serve the tenant API (gRPC, gRPC-Web, Connect JSON, MCP) until interrupted
 //	telha key create STORE -scope TENANT:ORG|NAME [-name LABEL] [-expires DURATION]
 //	    create an API key; prints its token, once, on the last line

@@ -17,14 +17,19 @@ import (
 // TestServe runs telha serve in a child process on a store whose tenant
 // has a key from telha key create: the key's token writes and reads a node
 // over Connect's JSON, a call without it is unauthenticated, and SIGTERM
-// drains the server to exit 0. (Revocation while serving is the server
+// drains the server to exit 0; the tenant's bound comes from the flags
+// (a rate of two calls and no refill: the third is resource_exhausted),
+// and a bound out of range is a usage error. (Revocation while serving is the server
 // module's test: a RocksDB store is open in one process at a time.)
 func TestServe(t *testing.T) {
 	dir, _, _, _ := erasureStore(t)
 	out := strings.Split(strings.TrimSpace(mustTelha(t, "key", "create", "-data", dir, "-scope", "kept")), "\n")
 	token := out[len(out)-1]
 
-	cmd := exec.Command(os.Args[0], cliChild, "serve", "-data", dir, "-listen", "127.0.0.1:0")
+	if code, _, stderr := telha(t, "serve", "-data", dir, "-tenant-concurrency", "0"); code != exitUsage || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("telha serve -tenant-concurrency 0: exit %d, stderr %q; want %d and one line", code, stderr, exitUsage)
+	}
+	cmd := exec.Command(os.Args[0], cliChild, "serve", "-data", dir, "-listen", "127.0.0.1:0", "-tenant-rate", "0.000001", "-tenant-burst", "2")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +73,9 @@ func TestServe(t *testing.T) {
 	}
 	if got := call("GetNode", "", `{"id":"`+id+`"}`); got != http.StatusUnauthorized {
 		t.Errorf("GetNode without a token: HTTP %d, want 401", got)
+	}
+	if got := call("GetNode", token, `{"id":"`+id+`"}`); got != http.StatusTooManyRequests {
+		t.Errorf("GetNode past the tenant's rate: HTTP %d, want 429", got)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

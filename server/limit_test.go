@@ -1,0 +1,166 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"telha.dev/core/storage"
+	"telha.dev/core/storage/storagetest"
+)
+
+// waiting returns how many calls of scope wait for a running slot.
+func (l *tenantLimit) waiting(scope storage.TenantScope) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := l.tenants[scope]; t != nil {
+		return t.waiting
+	}
+	return 0
+}
+
+// The bound of running calls and the queue: a tenant at its bound waits
+// while its queue has room and is refused beyond it, a waiting call runs
+// when a running one ends, and another tenant is served throughout; a
+// tenant's share is dropped once idle.
+func TestTenantLimitConcurrency(t *testing.T) {
+	scopes := storagetest.TenantScopes(t, 2)
+	a, b := scopes[0], scopes[1]
+	for _, tc := range []struct {
+		name  string
+		bound TenantBound
+		queue int // the calls of a that may wait
+	}{
+		{"no queue", TenantBound{Concurrency: 1, Queue: -1}, 0},
+		{"queue of 2", TenantBound{Concurrency: 1, Queue: 2}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newTenantLimit(tc.bound)
+			ctx := context.Background()
+			release, err := l.acquire(ctx, a)
+			if err != nil {
+				t.Fatalf("a's first call: %v", err)
+			}
+			admitted := make(chan func(), tc.queue)
+			for w := range tc.queue {
+				go func() {
+					r, err := l.acquire(ctx, a)
+					if err != nil {
+						t.Errorf("a's waiting call: %v", err)
+					}
+					admitted <- r
+				}()
+				for l.waiting(a) != w+1 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			if _, err := l.acquire(ctx, a); !errors.Is(err, errBusy) {
+				t.Fatalf("a's call beyond its bound and queue: %v, want errBusy", err)
+			}
+			releaseB, err := l.acquire(ctx, b)
+			if err != nil {
+				t.Fatalf("b's call while a is at its bound: %v", err)
+			}
+			releaseB()
+			release()
+			for range tc.queue {
+				r := <-admitted
+				if r != nil {
+					r()
+				}
+			}
+			if len(l.tenants) != 0 {
+				t.Errorf("%d tenant shares left after every call ended", len(l.tenants))
+			}
+		})
+	}
+}
+
+// A call waiting for a slot ends with its context, and leaves the queue.
+func TestTenantLimitWaitEndsWithContext(t *testing.T) {
+	a := storagetest.TenantScopes(t, 1)[0]
+	l := newTenantLimit(TenantBound{Concurrency: 1, Queue: 1})
+	release, err := l.acquire(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := l.acquire(ctx, a); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a waiting call past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if n := l.waiting(a); n != 0 {
+		t.Errorf("%d calls still waiting", n)
+	}
+	release()
+}
+
+// The rate bound: a tenant past its burst is refused until its bucket
+// refills, another tenant is served.
+func TestTenantLimitRate(t *testing.T) {
+	scopes := storagetest.TenantScopes(t, 2)
+	a, b := scopes[0], scopes[1]
+	l := newTenantLimit(TenantBound{Rate: 1e-9, Burst: 2}) // no refill within the test
+	for i := range 2 {
+		release, err := l.acquire(context.Background(), a)
+		if err != nil {
+			t.Fatalf("a's call %d within its burst: %v", i, err)
+		}
+		release()
+	}
+	if _, err := l.acquire(context.Background(), a); !errors.Is(err, errRate) {
+		t.Fatalf("a's call past its burst: %v, want errRate", err)
+	}
+	release, err := l.acquire(context.Background(), b)
+	if err != nil {
+		t.Fatalf("b's call while a is over its rate: %v", err)
+	}
+	release()
+}
+
+// Over the wire: a tenant over its bound gets resource_exhausted (HTTP
+// 429) while another tenant is served, and one bound holds the RPCs and
+// the MCP endpoint's tool calls together.
+func TestTenantBoundOverTheWire(t *testing.T) {
+	e := engineOf(t, "memory")
+	srv, err := New(e, Options{Tenant: TenantBound{Rate: 1e-9, Burst: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	w := &wire{http: hs, client: hs.Client()}
+	_, tokens := tenantsWithKeys(t, e, "bound", 2)
+	get := fmt.Sprintf(`{"id":%q}`, uuid.New())
+	for _, c := range []struct {
+		who  string
+		tok  string
+		mcp  bool
+		want int
+	}{
+		{"a's first call", tokens[0], false, http.StatusNotFound},
+		{"a's call over its rate", tokens[0], false, http.StatusTooManyRequests},
+		{"a's tool call over its rate", tokens[0], true, http.StatusTooManyRequests},
+		{"b's first tool call", tokens[1], true, http.StatusOK},
+		{"b's call after its tool call", tokens[1], false, http.StatusTooManyRequests},
+	} {
+		call := func() (int, []byte) { return w.call(t, c.tok, "telha.v1.TemporalService/GetNode", get) }
+		if c.mcp {
+			call = func() (int, []byte) { return w.mcpCall(t, c.tok, "tools/list", `{}`) }
+		}
+		code, out := call()
+		if code != c.want {
+			t.Errorf("%s = %d %s, want %d", c.who, code, out, c.want)
+		}
+		if c.want == http.StatusTooManyRequests && !c.mcp && !strings.Contains(string(out), "resource_exhausted") {
+			t.Errorf("%s answered %s, want the code resource_exhausted", c.who, out)
+		}
+	}
+}
