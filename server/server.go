@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"telha.dev/core/storage"
@@ -69,22 +71,28 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	bitmaps := bitmap.New(e, bitmap.Options{})
 	g := graph.Open(e, graph.Options{Indexers: []temporal.Indexer{bitmaps}})
 	mux := http.NewServeMux()
-	mux.Handle(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(g.Store(), limits, log), handlerOpts))
-	mux.Handle(telhav1connect.NewGraphServiceHandler(api.NewGraph(g, limits, log), handlerOpts))
+	health := newHealth(e)
+	serve := func(path string, h http.Handler) {
+		mux.Handle(path, h)
+		health.services[strings.Trim(path, "/")] = true
+	}
+	serve(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(g.Store(), limits, log), handlerOpts))
+	serve(telhav1connect.NewGraphServiceHandler(api.NewGraph(g, limits, log), handlerOpts))
 	vectors := vector.New(e)
-	mux.Handle(telhav1connect.NewVectorServiceHandler(api.NewVector(e, vectors, bitmaps, limits, log), handlerOpts))
+	serve(telhav1connect.NewVectorServiceHandler(api.NewVector(e, vectors, bitmaps, limits, log), handlerOpts))
 	docs := sources.Open(e, sources.Options{})
-	mux.Handle(telhav1connect.NewSourceServiceHandler(api.NewSource(docs, limits, log), handlerOpts))
-	mux.Handle(telhav1connect.NewTraceServiceHandler(api.NewTrace(docs, limits, log), handlerOpts))
+	serve(telhav1connect.NewSourceServiceHandler(api.NewSource(docs, limits, log), handlerOpts))
+	serve(telhav1connect.NewTraceServiceHandler(api.NewTrace(docs, limits, log), handlerOpts))
 	queues, err := jobs.NewStore(e, jobs.Options{Durable: true, LeaseDuration: opts.LeaseDuration})
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
-	mux.Handle(telhav1connect.NewJobServiceHandler(api.NewJob(queues, limits, log), handlerOpts))
+	serve(telhav1connect.NewJobServiceHandler(api.NewJob(queues, limits, log), handlerOpts))
+	mux.Handle(grpchealth.NewHandler(health))
 	backends := mcp.Backends{Graph: g, Vectors: vectors, Sources: docs, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
 	mux.Handle("/mcp", authn.Middleware(tenants.middleware(limits.CallTimeout, mcp.Handler(backends, int64(limits.MaxRequestBytes)))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", health(e))
+	mux.HandleFunc("GET /healthz", health.serveHTTP)
 	return &Server{engine: e, handler: mux, log: log, jobs: queues}, nil
 }
 
@@ -122,20 +130,4 @@ func deadline(l api.Limits) connect.Interceptor {
 			return next(ctx, req)
 		}
 	})
-}
-
-// health answers GET /healthz: 200 "ok" while the engine opens a
-// snapshot (on etcd, a read of the cluster), 503 otherwise. It needs no
-// credential, reads no row of any tenant, and costs the same however
-// many keys and tenants the store holds.
-func health(e storage.Engine) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		snap, err := e.Snapshot()
-		if err != nil {
-			http.Error(w, "unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		_ = snap.Close()
-		_, _ = w.Write([]byte("ok\n"))
-	}
 }
