@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -41,7 +42,7 @@ func TestTraceJSON(t *testing.T) {
 				break
 			}
 		}
-		if len(listed) != 2 || !contains(listed, a.trace.String()) || !contains(listed, chosen.String()) {
+		if len(listed) != 2 || !slices.Contains(listed, a.trace.String()) || !slices.Contains(listed, chosen.String()) {
 			t.Errorf("ListTraces of A page by page = %v, want %s and %s", listed, a.trace, chosen)
 		}
 		w.expectCodes(t, a.token, "telha.v1.TraceService", []codeCase{
@@ -60,13 +61,4 @@ func TestTraceJSON(t *testing.T) {
 			t.Errorf("B's trace after A recorded one of its id = %s, want B's", got)
 		}
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -51,12 +51,11 @@ func (s *Job) Enqueue(ctx context.Context, req *connect.Request[telhav1.EnqueueR
 	if m.GetPriority() > 255 {
 		return nil, invalid("priority: %d, want 0 to 255", m.GetPriority())
 	}
-	attempts, err := capped("max_attempts", m.GetMaxAttempts(), s.limits.MaxAttempts)
-	if err != nil {
-		return nil, err
-	}
-	if m.GetMaxAttempts() == 0 {
-		attempts = 0 // the store's default
+	attempts := 0 // the store's default
+	if m.GetMaxAttempts() != 0 {
+		if attempts, err = capped("max_attempts", m.GetMaxAttempts(), s.limits.MaxAttempts); err != nil {
+			return nil, err
+		}
 	}
 	if len(m.GetPayload()) > s.limits.MaxValueBytes {
 		return nil, exhausted("payload: %d bytes, over the limit of %d", len(m.GetPayload()), s.limits.MaxValueBytes)
