@@ -1,6 +1,10 @@
 package hnsw
 
-import "math"
+import (
+	"math"
+
+	"telha.dev/vector/internal/kernel"
+)
 
 // Query measures the distances from the point a search looks for, lower
 // is nearer. A search measures the unvisited links of a node together, so
@@ -165,6 +169,12 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 		c := w.frontier.pop()
 		if w.results.full(ef) && w.results.root().before(c) {
 			break
+		}
+		if w.frontier.len() > 0 {
+			// The node explored next, unless c's links bring a nearer
+			// one: its links, a random read, arrive while c's are
+			// measured.
+			kernel.Prefetch(g.links(w.frontier.root().node(), l))
 		}
 		links := g.links(c.node(), l)
 		w.batch = w.batch[:0]
