@@ -190,7 +190,11 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 			// bound).
 			budget := len(links)
 			for _, n := range links {
-				if budget > 0 && allow(n) && w.seen.visit(n) {
+				if !allow(n) {
+					// The second loop may read its links: ask for
+					// them now, so that those misses overlap.
+					g.prefetchLinks(n, l)
+				} else if budget > 0 && w.seen.visit(n) {
 					w.batch = append(w.batch, n)
 					budget--
 				}
