@@ -115,7 +115,9 @@ func TestOutOfRange(t *testing.T) {
 		{"short out", []uint32{0, 1}, make([]float32, 1), q},
 		{"empty query", []uint32{0}, make([]float32, 1), nil},
 	} {
-		cosines := func(q, vecs []float32, ids []uint32, out []float32) { Cosines(q, vecs, make([]float64, 3), 1, ids, out) }
+		cosines := func(q, vecs []float32, ids []uint32, out []float32) {
+			Cosines(q, vecs, make([]float64, 3), 1, ids, out)
+		}
 		for name, kernel := range map[string]func(q, vecs []float32, ids []uint32, out []float32){"Dots": Dots, "Cosines": cosines, "SquaredL2s": SquaredL2s} {
 			func() {
 				defer func() {
