@@ -56,7 +56,12 @@
 // of the tenant's vectors family, and the graph built again in the
 // background) after each burst of another process's writes. Rows written
 // straight to the engine do not advance the sequence: another process sees
-// them once a write through a Store does.
+// them once a write through a Store does. On an engine that keeps a write
+// stamp (storage.WriteStamper: RocksDB, whose one process holds the store,
+// and MemoryEngine) the scan of the counters, and the scan of the model's
+// definition, are skipped while the stamp is unchanged since they were
+// last read: nothing was written, so they would find the same. On etcd
+// every search reads them.
 //
 // The exact search of the matrix returns what the store path returns, bit
 // for bit: the same nodes, order and distances. It measures each row with
@@ -66,8 +71,10 @@
 // # The approximate index
 //
 // Approximate searches walk an HNSW graph (vector/internal/hnsw) over the
-// matrix's slots, built in the background by the first approximate search
-// (or by Warm) and extended as vectors are written. A filter is applied
+// matrix's slots, measured by the batch kernels of vector/internal/kernel
+// (AVX-512 with the rows ahead prefetched, where the CPU has it), built
+// in the background by the first approximate search (or by Warm) and
+// extended as vectors are written. A filter is applied
 // during the walk; a search whose filter allows few vectors for its width,
 // or fewer than one in 2M, is answered by scanning them exactly (the
 // plan, Options.ExactBelow). Vectors the graph does not hold

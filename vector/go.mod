@@ -79,7 +79,7 @@ require (
 	github.com/viterin/vek v0.4.3
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20240325151524-a685a6edb6d8 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	lukechampine.com/blake3 v1.4.1 // indirect
 	telha.dev/core/storage/etcd v0.0.0-00010101000000-000000000000
 )

@@ -3,6 +3,7 @@ package vector
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -41,6 +42,9 @@ type index struct {
 	// it holds already (they landed out of order). See memory.validate.
 	seq   uint64
 	ahead map[uint64]bool
+	// validated is 1 + the engine's write stamp read before the last
+	// memory.validate that found the index current, 0 before any.
+	validated atomic.Uint64
 }
 
 // indexKey names an index: a tenant and a model.

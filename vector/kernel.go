@@ -7,8 +7,10 @@ import (
 )
 
 // The in-memory paths measure each stored vector twice when they must.
-// First with a float32 SIMD kernel (vek32: AVX2 and FMA where the CPU has
-// them, plain Go elsewhere), which reads 512 bytes of a 128-dimension row
+// First with a float32 SIMD kernel (for the scans vek32: AVX2 and FMA
+// where the CPU has them, plain Go elsewhere; for the graph walk the batch
+// kernels of internal/kernel, AVX-512 where the CPU has it, whose sums
+// keep the same bound), which reads 512 bytes of a 128-dimension row
 // in a few nanoseconds; then, only for a row that may enter the answer,
 // with distance, the float64 reference that the store path uses. The
 // answer is therefore the reference's, bit for bit: same nodes, same

@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
-	"github.com/viterin/vek/vek32"
 
 	"telha.dev/core/storage"
 	"telha.dev/vector/internal/hnsw"
+	"telha.dev/vector/internal/kernel"
 )
 
 // matrix holds the current vectors of one dimension of an index in one
@@ -197,43 +197,34 @@ var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
 
 // walkQuery measures slots of a matrix from a probe, for the graph walk.
 type walkQuery struct {
-	mx      *matrix
-	p       *probe
-	fetched uint32 // keeps the loads of Distances' first loop
+	mx *matrix
+	p  *probe
 }
 
-// Distances implements hnsw.Query. It reads one word of every cache line
-// of every row first: the loads do not depend on each other, so the CPU
-// has them in flight together, and the kernel then finds the rows in its
-// caches, where one row at a time would wait for each in turn (a random
-// row of a large matrix is a miss of every cache). hnswlib prefetches the
-// next neighbour's row for the same reason. The metric is switched on once
-// per call, and a distance that the float32 kernel cannot give (it
-// overflowed, on vectors near math.MaxFloat32) is the reference's.
+// Distances implements hnsw.Query. The kernel takes the whole batch, so
+// that it can prefetch the rows ahead of the one it computes (a random
+// row of a large matrix is a miss of every cache, and the walk would wait
+// for each in turn); the metric is switched on once per call, and a
+// distance that the float32 kernel cannot give (it overflowed, on vectors
+// near math.MaxFloat32) is the reference's.
 func (q *walkQuery) Distances(ids []uint32, out []float32) {
 	mx, p := q.mx, q.p
-	t := q.fetched
-	for _, id := range ids {
-		r := mx.row(id)
-		for j := 0; j < len(r); j += 16 {
-			t ^= math.Float32bits(r[j])
-		}
-	}
-	q.fetched = t
 	out = out[:len(ids)]
 	switch p.metric {
 	case Cosine:
+		kernel.Cosines(p.q, mx.vecs, mx.norms, p.qnorm, ids, out)
 		for i, id := range ids {
-			d := 1 - float64(vek32.Dot(p.q, mx.row(id)))/(p.qnorm*mx.norms[id])
-			out[i] = q.finite(d, id)
+			out[i] = q.finite(float64(out[i]), id)
 		}
 	case Dot:
+		kernel.Dots(p.q, mx.vecs, ids, out)
 		for i, id := range ids {
-			out[i] = q.finite(-float64(vek32.Dot(p.q, mx.row(id))), id)
+			out[i] = q.finite(-float64(out[i]), id)
 		}
 	default: // L2
+		kernel.SquaredL2s(p.q, mx.vecs, ids, out)
 		for i, id := range ids {
-			out[i] = q.finite(float64(vek32.Distance(p.q, mx.row(id))), id)
+			out[i] = q.finite(math.Sqrt(float64(out[i])), id)
 		}
 	}
 }

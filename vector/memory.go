@@ -32,6 +32,8 @@ type memory struct {
 	sequences map[indexKey]storage.Counter
 	staged    map[indexKey]*pending
 	nstaged   atomic.Int64 // rows in staged, read without mu by every search
+
+	models modelCache // the latest definitions of the models searched
 }
 
 // pending is the staged rows of one index. They are settled (checked
@@ -133,7 +135,16 @@ func (mem *memory) acquire(r storage.Reader, key indexKey) (*index, error) {
 // index that does not hold every write up to the sequence is dropped, to
 // be loaded again. One scan of the tenant's counters; the index of a
 // tenant and model that only this process writes stays loaded.
+//
+// On an engine with write stamps (storage.WriteStamp) the scan is skipped
+// while the stamp is the one read before the last check that found the
+// index current: nothing was written since, so the check would pass
+// again.
 func (mem *memory) validate(key indexKey) error {
+	stamp, stamped := storage.WriteStamp(mem.eng)
+	if ix := mem.existing(key); stamped && ix != nil && ix.validated.Load() == stamp+1 {
+		return nil
+	}
 	cs, err := storage.ReadTenantCounters(mem.eng, key.scope)
 	if err != nil {
 		return fmt.Errorf("validate vectors index: %w", err)
@@ -148,8 +159,12 @@ func (mem *memory) validate(key indexKey) error {
 	// The read lock decides the common case, an index that holds every
 	// write, without stopping the searches running on it.
 	ix.mu.RLock()
-	stale := ix.loaded && !ix.dropped && ix.seq != seq.Value()
+	current := ix.loaded && !ix.dropped && ix.seq == seq.Value()
+	stale := ix.loaded && !ix.dropped && !current
 	ix.mu.RUnlock()
+	if current && stamped {
+		ix.validated.Store(stamp + 1)
+	}
 	if !stale {
 		return nil
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
-	"telha.dev/core/storage/system/models"
 )
 
 // Query is one k-nearest-neighbour search.
@@ -90,7 +89,7 @@ func (s *Store) Search(scope storage.TenantScope, q Query) ([]Hit, error) {
 	if err := s.ready(); err != nil {
 		return nil, fmt.Errorf("search %q: %w", q.Model, err)
 	}
-	m, err := models.LookupModelAsOf(s.eng, q.Model, q.At.Tx)
+	m, err := s.mem.models.lookup(s.eng, q.Model, q.At.Tx)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

@@ -28,6 +28,7 @@ type MemoryEngine struct {
 	mu     sync.RWMutex
 	closed atomic.Bool // set under mu; read without it by running scans
 	tables memTables
+	writes atomic.Uint64 // writes applied (WriteStamp); advanced under mu
 }
 
 // memTables holds one immutable sorted slice per family, indexed by
@@ -52,6 +53,7 @@ var (
 	_ Engine      = (*MemoryEngine)(nil)
 	_ ViewScanner = (*MemoryEngine)(nil)
 	_ ViewScanner = (*memSnapshot)(nil)
+	_ WriteStamper = (*MemoryEngine)(nil)
 )
 
 // NewMemoryEngine returns an empty engine.
@@ -200,6 +202,7 @@ func (e *MemoryEngine) apply(op string, muts iter.Seq2[int, Mutation], cond *Bat
 			e.tables[cf] = merge(e.tables[cf], fm)
 		}
 	}
+	e.writes.Add(1)
 	return nil
 }
 
@@ -288,7 +291,20 @@ func (e *MemoryEngine) DeleteRange(r ScanRange) error {
 		return fmt.Errorf("memory engine: delete range %s: %w", r, ErrClosed)
 	}
 	e.tables[r.Family()] = withoutRange(e.tables[r.Family()], r)
+	e.writes.Add(1)
 	return nil
+}
+
+// WriteStamp returns the number of writes the engine has applied: every
+// write to a MemoryEngine goes through it.
+func (e *MemoryEngine) WriteStamp() (uint64, error) {
+	if e == nil {
+		return 0, fmt.Errorf("memory engine: write stamp: %w", ErrNotOpen)
+	}
+	if e.closed.Load() {
+		return 0, fmt.Errorf("memory engine: write stamp: %w", ErrClosed)
+	}
+	return e.writes.Load(), nil
 }
 
 // Snapshot returns a view of the engine as of now. It shares the engine's

@@ -123,6 +123,7 @@ func Run(t *testing.T, h Harness) {
 		{"CloseDuringScan", testCloseDuringScan},
 		{"ConcurrentClose", testConcurrentClose},
 		{"CheckpointTargets", testCheckpointTargets},
+		{"WriteStamp", testWriteStamp},
 		{"Model", testModel},
 	}
 	for _, tc := range tests {

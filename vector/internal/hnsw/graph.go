@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"telha.dev/vector/internal/kernel"
 )
 
 // Config sets the shape of a graph. The zero value of a field takes its
@@ -116,6 +118,19 @@ func (g *Graph) links(id uint32, l int) []uint32 {
 	}
 	block := g.block(id, l)
 	return block[1 : 1+block[0]]
+}
+
+// prefetchLinks asks the CPU for the links of id on level l, which a walk
+// is about to read: a random read of the link arrays, whose miss would
+// otherwise stall the walk when it comes to them. It reads no count, so
+// the request itself waits for nothing.
+func (g *Graph) prefetchLinks(id uint32, l int) {
+	if l == 0 {
+		at := int(id) * g.m0
+		kernel.Prefetch(g.links0[at : at+g.m0])
+		return
+	}
+	kernel.Prefetch(g.block(id, l))
 }
 
 // block returns the words of id on level l ≥ 1: [count, links…].

@@ -1,6 +1,10 @@
 package hnsw
 
-import "math"
+import (
+	"math"
+
+	"telha.dev/vector/internal/kernel"
+)
 
 // Query measures the distances from the point a search looks for, lower
 // is nearer. A search measures the unvisited links of a node together, so
@@ -166,6 +170,12 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 		if w.results.full(ef) && w.results.root().before(c) {
 			break
 		}
+		if w.frontier.len() > 0 {
+			// The node explored next, unless c's links bring a nearer
+			// one: its links, a random read, arrive while c's are
+			// measured.
+			kernel.Prefetch(g.links(w.frontier.root().node(), l))
+		}
 		links := g.links(c.node(), l)
 		w.batch = w.batch[:0]
 		if allow == nil || f.Dense {
@@ -180,7 +190,11 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 			// bound).
 			budget := len(links)
 			for _, n := range links {
-				if budget > 0 && allow(n) && w.seen.visit(n) {
+				if !allow(n) {
+					// The second loop may read its links: ask for
+					// them now, so that those misses overlap.
+					g.prefetchLinks(n, l)
+				} else if budget > 0 && w.seen.visit(n) {
 					w.batch = append(w.batch, n)
 					budget--
 				}

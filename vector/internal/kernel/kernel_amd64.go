@@ -1,0 +1,24 @@
+package kernel
+
+import "golang.org/x/sys/cpu"
+
+var hasAVX512 = cpu.X86.HasAVX512F
+
+// The AVX-512 kernels (kernel_amd64.s). len(q) is a positive multiple of
+// 16, every row ids[i] lies in vecs, and len(out) == len(ids).
+//
+//go:noescape
+func dotsAVX512(q, vecs []float32, ids []uint32, out []float32)
+
+//go:noescape
+func cosinesAVX512(q, vecs []float32, ids []uint32, out []float32, norms []float64, qnorm float64)
+
+//go:noescape
+func squaredL2sAVX512(q, vecs []float32, ids []uint32, out []float32)
+
+// Prefetch asks the CPU to bring the cache lines that hold s into its
+// caches, without waiting for them: for data a walk will read a little
+// later, such as the links of the node it will explore next.
+//
+//go:noescape
+func Prefetch(s []uint32)

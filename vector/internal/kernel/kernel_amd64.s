@@ -1,0 +1,168 @@
+#include "textflag.h"
+
+// The kernels walk ids in order. Before row i they prefetch every cache
+// line of the rows up to i+Lead (kernel.go) that they have not prefetched
+// yet, then compute row i in 16 lanes with two accumulators.
+//
+// Registers: SI the query, CX the bytes of a row, DI the matrix, BX the
+// ids, DX their number, R8 the results, R9 the row computed, R10 the next
+// row to prefetch, R12 a row's address, R13 a byte offset into it; for
+// Cosines, R15 the norms, X4 the query's norm and X5 1.0.
+
+#define LEAD_PLUS_ONE 4
+
+#define PROLOGUE \
+	MOVQ q_base+0(FP), SI; \
+	MOVQ q_len+8(FP), CX; \
+	MOVQ vecs_base+24(FP), DI; \
+	MOVQ ids_base+48(FP), BX; \
+	MOVQ ids_len+56(FP), DX; \
+	MOVQ out_base+72(FP), R8; \
+	SHLQ $2, CX; \
+	XORQ R9, R9; \
+	XORQ R10, R10
+
+// NEXT prefetches up to row R9+Lead, and with each row what PF asks for
+// (R12 holds the row's id then), and points R12 at row R9, with the
+// accumulators cleared; it jumps to done when every row is computed.
+#define NEXT(PF) \
+row: \
+	CMPQ R9, DX; \
+	JAE done; \
+	LEAQ LEAD_PLUS_ONE(R9), R11; \
+	CMPQ R11, DX; \
+	CMOVQHI DX, R11; \
+ahead: \
+	CMPQ R10, R11; \
+	JAE compute; \
+	MOVL (BX)(R10*4), R12; \
+	PF; \
+	IMULQ CX, R12; \
+	ADDQ DI, R12; \
+	XORQ R13, R13; \
+lines: \
+	PREFETCHT0 (R12)(R13*1); \
+	ADDQ $64, R13; \
+	CMPQ R13, CX; \
+	JB lines; \
+	INCQ R10; \
+	JMP ahead; \
+compute: \
+	MOVL (BX)(R9*4), R12; \
+	IMULQ CX, R12; \
+	ADDQ DI, R12; \
+	VXORPS X0, X0, X0; \
+	VXORPS X1, X1, X1; \
+	XORQ R13, R13
+
+// SUM adds the lanes of both accumulators into X0.
+#define SUM \
+	VADDPS Z1, Z0, Z0; \
+	VEXTRACTF64X4 $1, Z0, Y1; \
+	VADDPS Y1, Y0, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS X1, X0, X0; \
+	VHADDPS X0, X0, X0; \
+	VHADDPS X0, X0, X0
+
+// STORE writes X0 to out[R9] and goes on with the next row.
+#define STORE \
+	VMOVSS X0, (R8)(R9*4); \
+	INCQ R9; \
+	JMP row
+
+// DOT accumulates the products of the row at R12 and the query.
+#define DOT \
+pair: \
+	LEAQ 128(R13), R14; \
+	CMPQ R14, CX; \
+	JA single; \
+	VMOVUPS (R12)(R13*1), Z2; \
+	VMOVUPS 64(R12)(R13*1), Z3; \
+	VFMADD231PS (SI)(R13*1), Z2, Z0; \
+	VFMADD231PS 64(SI)(R13*1), Z3, Z1; \
+	MOVQ R14, R13; \
+	JMP pair; \
+single: \
+	CMPQ R13, CX; \
+	JAE sum; \
+	VMOVUPS (R12)(R13*1), Z2; \
+	VFMADD231PS (SI)(R13*1), Z2, Z0; \
+sum: \
+	SUM
+
+// func dotsAVX512(q, vecs []float32, ids []uint32, out []float32)
+TEXT ·dotsAVX512(SB), NOSPLIT, $0-96
+	PROLOGUE
+	NEXT(NOP)
+	DOT
+	STORE
+done:
+	VZEROUPPER
+	RET
+
+// func cosinesAVX512(q, vecs []float32, ids []uint32, out []float32, norms []float64, qnorm float64)
+//
+// out[i] = 1 - dot/(qnorm*norms[id]), the division in float64 as
+// telha.dev/vector's kernelDistance does it.
+TEXT ·cosinesAVX512(SB), NOSPLIT, $0-128
+	PROLOGUE
+	MOVQ norms_base+96(FP), R15
+	VMOVSD qnorm+120(FP), X4
+	MOVQ $0x3FF0000000000000, AX
+	VMOVQ AX, X5
+	NEXT(PREFETCHT0 (R15)(R12*8))
+	DOT
+	VCVTSS2SD X0, X0, X0
+	MOVL (BX)(R9*4), AX
+	VMULSD (R15)(AX*8), X4, X1
+	VDIVSD X1, X0, X0
+	VSUBSD X0, X5, X0
+	VCVTSD2SS X0, X0, X0
+	STORE
+done:
+	VZEROUPPER
+	RET
+
+// func squaredL2sAVX512(q, vecs []float32, ids []uint32, out []float32)
+TEXT ·squaredL2sAVX512(SB), NOSPLIT, $0-96
+	PROLOGUE
+	NEXT(NOP)
+pair:
+	LEAQ 128(R13), R14
+	CMPQ R14, CX
+	JA single
+	VMOVUPS (R12)(R13*1), Z2
+	VMOVUPS 64(R12)(R13*1), Z3
+	VSUBPS (SI)(R13*1), Z2, Z2
+	VSUBPS 64(SI)(R13*1), Z3, Z3
+	VFMADD231PS Z2, Z2, Z0
+	VFMADD231PS Z3, Z3, Z1
+	MOVQ R14, R13
+	JMP pair
+single:
+	CMPQ R13, CX
+	JAE sum
+	VMOVUPS (R12)(R13*1), Z2
+	VSUBPS (SI)(R13*1), Z2, Z2
+	VFMADD231PS Z2, Z2, Z0
+sum:
+	SUM
+	STORE
+done:
+	VZEROUPPER
+	RET
+
+// func Prefetch(s []uint32)
+TEXT ·Prefetch(SB), NOSPLIT, $0-24
+	MOVQ s_base+0(FP), AX
+	MOVQ s_len+8(FP), CX
+	LEAQ (AX)(CX*4), CX
+line:
+	CMPQ AX, CX
+	JAE none
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	JMP line
+none:
+	RET
