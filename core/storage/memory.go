@@ -50,9 +50,9 @@ type memMutation struct {
 }
 
 var (
-	_ Engine      = (*MemoryEngine)(nil)
-	_ ViewScanner = (*MemoryEngine)(nil)
-	_ ViewScanner = (*memSnapshot)(nil)
+	_ Engine       = (*MemoryEngine)(nil)
+	_ ViewScanner  = (*MemoryEngine)(nil)
+	_ ViewScanner  = (*memSnapshot)(nil)
 	_ WriteStamper = (*MemoryEngine)(nil)
 )
 
