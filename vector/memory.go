@@ -159,8 +159,9 @@ func (mem *memory) validate(key indexKey) error {
 	// The read lock decides the common case, an index that holds every
 	// write, without stopping the searches running on it.
 	ix.mu.RLock()
-	current := ix.loaded && !ix.dropped && ix.seq == seq.Value()
-	stale := ix.loaded && !ix.dropped && !current
+	held := ix.loaded && !ix.dropped
+	current := held && ix.seq == seq.Value()
+	stale := held && !current
 	ix.mu.RUnlock()
 	if current && stamped {
 		ix.validated.Store(stamp + 1)

@@ -30,8 +30,10 @@ func (c *modelCache) lookup(eng storage.Engine, name string, tx storage.Timestam
 	if !stamped {
 		return models.LookupModelAsOf(eng, name, tx)
 	}
-	if k, ok := c.known.Load(name); ok && k.(knownModel).stamp == stamp && k.(knownModel).model.TxStart <= tx {
-		return k.(knownModel).model, nil
+	if v, ok := c.known.Load(name); ok {
+		if k := v.(knownModel); k.stamp == stamp && k.model.TxStart <= tx {
+			return k.model, nil
+		}
 	}
 	latest, err := models.LookupModelAsOf(eng, name, storage.MaxTimestamp)
 	if err != nil {

@@ -1,10 +1,6 @@
 package hnsw
 
-import (
-	"math"
-
-	"telha.dev/vector/internal/kernel"
-)
+import "math"
 
 // Query measures the distances from the point a search looks for, lower
 // is nearer. A search measures the unvisited links of a node together, so
@@ -174,7 +170,7 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 			// The node explored next, unless c's links bring a nearer
 			// one: its links, a random read, arrive while c's are
 			// measured.
-			kernel.Prefetch(g.links(w.frontier.root().node(), l))
+			g.prefetchLinks(w.frontier.root().node(), l)
 		}
 		links := g.links(c.node(), l)
 		w.batch = w.batch[:0]

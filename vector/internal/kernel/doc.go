@@ -8,10 +8,11 @@
 // row i+3 (PREFETCHT0) before they compute row i, so that the misses of
 // several rows are in flight while the arithmetic runs, as hnswlib's
 // search prefetches its next neighbour: a row costs about 10 ns of
-// arithmetic and a miss of the last-level cache about 100. The arithmetic itself is AVX-512
-// (16 lanes, two accumulators, fused multiply-adds) where the CPU has it
-// and the dimension is a multiple of 16; elsewhere it is vek32's
-// (AVX2 where the CPU has it, plain Go otherwise), one row at a time.
+// arithmetic and a miss of the last-level cache about 100. The arithmetic
+// itself is AVX-512 (16 lanes, two accumulators, fused multiply-adds)
+// where the CPU has it and the dimension is a multiple of 16; elsewhere it
+// is vek32's (AVX2 where the CPU has it, plain Go otherwise), one row at a
+// time.
 //
 // The results are float32 sums in some order, with or without fused
 // multiply-adds: within the error bound that telha.dev/vector's

@@ -9,14 +9,7 @@ import (
 // Dots sets out[i] to the float32 dot product of q and row ids[i] of
 // vecs, whose rows are len(q) floats each.
 func Dots(q, vecs []float32, ids []uint32, out []float32) {
-	check(q, vecs, ids, out)
-	if wide(len(q)) {
-		dotsAVX512(q, vecs, ids, out[:len(ids)])
-		return
-	}
-	for i, id := range ids {
-		out[i] = vek32.Dot(q, row(vecs, len(q), id))
-	}
+	rows(q, vecs, ids, out, dotsAVX512, vek32.Dot)
 }
 
 // Cosines sets out[i] to the cosine distance of q and row ids[i] of vecs,
@@ -41,13 +34,19 @@ func Cosines(q, vecs []float32, norms []float64, qnorm float64, ids []uint32, ou
 // SquaredL2s sets out[i] to the float32 squared Euclidean distance of q
 // and row ids[i] of vecs, whose rows are len(q) floats each.
 func SquaredL2s(q, vecs []float32, ids []uint32, out []float32) {
+	rows(q, vecs, ids, out, squaredL2sAVX512, squaredL2)
+}
+
+// rows runs a kernel of one float32 per row: the AVX-512 one where the
+// rows take it, else the portable one row by row.
+func rows(q, vecs []float32, ids []uint32, out []float32, avx512 func(q, vecs []float32, ids []uint32, out []float32), portable func(a, b []float32) float32) {
 	check(q, vecs, ids, out)
 	if wide(len(q)) {
-		squaredL2sAVX512(q, vecs, ids, out[:len(ids)])
+		avx512(q, vecs, ids, out[:len(ids)])
 		return
 	}
 	for i, id := range ids {
-		out[i] = squaredL2(q, row(vecs, len(q), id))
+		out[i] = portable(q, row(vecs, len(q), id))
 	}
 }
 

@@ -1,8 +1,8 @@
 #include "textflag.h"
 
 // The kernels walk ids in order. Before row i they prefetch every cache
-// line of the rows up to i+Lead (kernel.go) that they have not prefetched
-// yet, then compute row i in 16 lanes with two accumulators.
+// line of the rows up to i+3 (LEAD_PLUS_ONE - 1) that they have not
+// prefetched yet, then compute row i in 16 lanes with two accumulators.
 //
 // Registers: SI the query, CX the bytes of a row, DI the matrix, BX the
 // ids, DX their number, R8 the results, R9 the row computed, R10 the next
@@ -22,7 +22,7 @@
 	XORQ R9, R9; \
 	XORQ R10, R10
 
-// NEXT prefetches up to row R9+Lead, and with each row what PF asks for
+// NEXT prefetches up to row R9+3, and with each row what PF asks for
 // (R12 holds the row's id then), and points R12 at row R9, with the
 // accumulators cleared; it jumps to done when every row is computed.
 #define NEXT(PF) \
