@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"telha.dev/vector/internal/hnsw"
+	"telha.dev/vector/internal/kernel"
 )
 
 // The approximate graph of a matrix is built lazily: the first approximate
@@ -22,7 +23,7 @@ const builderStep = 2 * time.Millisecond
 // startGraph gives mx an empty graph of shape cfg under metric and starts
 // its builder. Must hold ix.mu for writing.
 func (ix *index) startGraph(mx *matrix, metric Metric, cfg hnsw.Config) {
-	mx.ann = &ann{metric: metric, cfg: cfg, graph: hnsw.New(cfg)}
+	mx.ann = &ann{metric: metric, cfg: cfg, graph: hnsw.New(cfg), quantized: kernel.Int8Fast(mx.dim)}
 	ix.grew(mx)
 }
 
@@ -52,9 +53,8 @@ func (ix *index) extend(mx *matrix, a *ann, budget time.Duration) bool {
 		return false
 	}
 	start := time.Now()
-	s := space{mx: mx, metric: a.metric}
 	for a.graph.Len() < mx.slots() {
-		a.graph.Add(s)
+		a.add(mx)
 		if time.Since(start) >= budget {
 			return true
 		}

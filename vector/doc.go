@@ -74,13 +74,22 @@
 // matrix's slots, measured by the batch kernels of vector/internal/kernel
 // (AVX-512 with the rows ahead prefetched, where the CPU has it), built
 // in the background by the first approximate search (or by Warm) and
-// extended as vectors are written. A filter is applied
+// extended as vectors are written. Where the CPU has AVX-512 and the
+// dimension is a multiple of 16, the walk measures an int8 copy of each
+// row (one scale per row, kernel.Quantize): 128 bytes where the row is
+// 512, so a quarter of the cache misses that a walk waits on. Its
+// distances are approximate; the ef candidates it finds are measured
+// again from their float32 rows before any is chosen, so the answer's
+// distances stay exact and the recall is that of the float32 walk within
+// the tests' 0.02 (BENCHMARKS.md measures it). The graph is built from
+// the float32 rows. A filter is applied
 // during the walk; a search whose filter allows few vectors for its width,
 // or fewer than one in 2M, is answered by scanning them exactly (the
 // plan, Options.ExactBelow). Vectors the graph does not hold
 // yet are scanned exactly, and every hit carries its exact distance.
 //
-// Memory: a 128-dimension vector takes its 512 bytes in the matrix and
-// about 200 more for its id, version, norm and graph links (the package
-// benchmark reports the measured figure); MemoryStats reports the total.
+// Memory: a 128-dimension vector takes its 512 bytes in the matrix, 132
+// for its int8 copy and scale, and about 200 more for its id, version,
+// norm and graph links (the package benchmark reports the measured
+// figure); MemoryStats reports the total.
 package vector

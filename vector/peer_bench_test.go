@@ -50,7 +50,7 @@ var (
 const peerQueries = 1000
 
 // peerEfs is the sweep of efSearch.
-var peerEfs = []int{10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024}
+var peerEfs = []int{10, 16, 24, 32, 40, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024}
 
 // peerFilters are the filters of the sweep: vector i is allowed when
 // i % mod == rem.

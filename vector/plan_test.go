@@ -39,7 +39,7 @@ func TestScans(t *testing.T) {
 // whichever path each takes (at ExactBelow 100, the 1% filter is scanned
 // and the others walk), every hit a candidate with its exact distance.
 func TestPlannedFilterRecall(t *testing.T) {
-	f := newANNFixture(t, storage.NewMemoryEngine(), 4000)
+	f := newANNFixture(t, storage.NewMemoryEngine(), 4000, Cosine)
 	f.s.opts.ExactBelow, f.s.opts.EfSearch = 100, 128
 	if err := f.s.Warm(f.scope, "ann"); err != nil {
 		t.Fatal(err)

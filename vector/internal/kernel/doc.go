@@ -14,7 +14,13 @@
 // is vek32's (AVX2 where the CPU has it, plain Go otherwise), one row at a
 // time.
 //
-// The results are float32 sums in some order, with or without fused
+// Int8Dots measures rows of int8 codes (Quantize) the same way: a row of
+// 128 dimensions is then two cache lines instead of eight, each code
+// widened and converted to a float32 in the register (VPMOVSXBD,
+// VCVTDQ2PS) before it meets the query. Its portable loop is slower than
+// the float32 kernels' (Int8Fast says where it is not).
+//
+// The float32 kernels' results are float32 sums in some order, with or without fused
 // multiply-adds: within the error bound that telha.dev/vector's
 // kernel.go proves for any such order, so the exact answer it derives
 // from them does not depend on which path ran.

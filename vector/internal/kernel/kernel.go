@@ -18,7 +18,7 @@ func Dots(q, vecs []float32, ids []uint32, out []float32) {
 // the rows (and prefetched with them), so a walk does not wait for them
 // after each row. A zero norm gives a NaN or an infinity.
 func Cosines(q, vecs []float32, norms []float64, qnorm float64, ids []uint32, out []float32) {
-	check(q, vecs, ids, out)
+	check(len(q), len(vecs), ids, out)
 	if len(norms) < len(vecs)/len(q) {
 		panic(fmt.Sprintf("kernel: %d norms for %d rows", len(norms), len(vecs)/len(q)))
 	}
@@ -40,7 +40,7 @@ func SquaredL2s(q, vecs []float32, ids []uint32, out []float32) {
 // rows runs a kernel of one float32 per row: the AVX-512 one where the
 // rows take it, else the portable one row by row.
 func rows(q, vecs []float32, ids []uint32, out []float32, avx512 func(q, vecs []float32, ids []uint32, out []float32), portable func(a, b []float32) float32) {
-	check(q, vecs, ids, out)
+	check(len(q), len(vecs), ids, out)
 	if wide(len(q)) {
 		avx512(q, vecs, ids, out[:len(ids)])
 		return
@@ -78,10 +78,10 @@ func row(vecs []float32, dim int, id uint32) []float32 {
 }
 
 // check panics, as an index out of range does, unless every row ids[i]
-// lies in vecs and out has room for every distance: the assembly trusts
-// both.
-func check(q, vecs []float32, ids []uint32, out []float32) {
-	if len(q) == 0 {
+// of dim elements lies in a matrix of n elements and out has room for
+// every distance: the assembly trusts both.
+func check(dim, n int, ids []uint32, out []float32) {
+	if dim == 0 {
 		panic("kernel: empty query")
 	}
 	if len(out) < len(ids) {
@@ -91,7 +91,7 @@ func check(q, vecs []float32, ids []uint32, out []float32) {
 	for _, id := range ids {
 		top = max(top, id)
 	}
-	if len(ids) > 0 && (int(top)+1)*len(q) > len(vecs) {
-		panic(fmt.Sprintf("kernel: row %d of a matrix of %d rows", top, len(vecs)/len(q)))
+	if len(ids) > 0 && (int(top)+1)*dim > n {
+		panic(fmt.Sprintf("kernel: row %d of a matrix of %d rows", top, n/dim))
 	}
 }

@@ -22,3 +22,6 @@ func squaredL2sAVX512(q, vecs []float32, ids []uint32, out []float32)
 //
 //go:noescape
 func Prefetch(s []uint32)
+
+//go:noescape
+func int8DotsAVX512(q []float32, codes []int8, ids []uint32, out []float32, scales []float32)

@@ -11,6 +11,9 @@
 
 #define LEAD_PLUS_ONE 4
 
+// PROLOGUE loads the arguments every kernel has at the same offsets (the
+// matrix at 24 is vecs, or codes for int8DotsAVX512); CX is len(q), which
+// a float32 kernel then turns into bytes.
 #define PROLOGUE \
 	MOVQ q_base+0(FP), SI; \
 	MOVQ q_len+8(FP), CX; \
@@ -18,7 +21,6 @@
 	MOVQ ids_base+48(FP), BX; \
 	MOVQ ids_len+56(FP), DX; \
 	MOVQ out_base+72(FP), R8; \
-	SHLQ $2, CX; \
 	XORQ R9, R9; \
 	XORQ R10, R10
 
@@ -94,6 +96,7 @@ sum: \
 // func dotsAVX512(q, vecs []float32, ids []uint32, out []float32)
 TEXT ·dotsAVX512(SB), NOSPLIT, $0-96
 	PROLOGUE
+	SHLQ $2, CX
 	NEXT(NOP)
 	DOT
 	STORE
@@ -107,6 +110,7 @@ done:
 // telha.dev/vector's kernelDistance does it.
 TEXT ·cosinesAVX512(SB), NOSPLIT, $0-128
 	PROLOGUE
+	SHLQ $2, CX
 	MOVQ norms_base+96(FP), R15
 	VMOVSD qnorm+120(FP), X4
 	MOVQ $0x3FF0000000000000, AX
@@ -127,6 +131,7 @@ done:
 // func squaredL2sAVX512(q, vecs []float32, ids []uint32, out []float32)
 TEXT ·squaredL2sAVX512(SB), NOSPLIT, $0-96
 	PROLOGUE
+	SHLQ $2, CX
 	NEXT(NOP)
 pair:
 	LEAQ 128(R13), R14
@@ -148,6 +153,43 @@ single:
 	VFMADD231PS Z2, Z2, Z0
 sum:
 	SUM
+	STORE
+done:
+	VZEROUPPER
+	RET
+
+// func int8DotsAVX512(q []float32, codes []int8, ids []uint32, out []float32, scales []float32)
+//
+// A row is len(q) bytes (CX), each code widened to an int32 and
+// converted to a float32 before it meets the query's component (at four
+// times the code's offset); the sum is multiplied by the row's scale,
+// which NEXT prefetches with the row.
+TEXT ·int8DotsAVX512(SB), NOSPLIT, $0-120
+	PROLOGUE
+	MOVQ scales_base+96(FP), R15
+	NEXT(PREFETCHT0 (R15)(R12*4))
+pair:
+	LEAQ 32(R13), R14
+	CMPQ R14, CX
+	JA single
+	VPMOVSXBD (R12)(R13*1), Z2
+	VPMOVSXBD 16(R12)(R13*1), Z3
+	VCVTDQ2PS Z2, Z2
+	VCVTDQ2PS Z3, Z3
+	VFMADD231PS (SI)(R13*4), Z2, Z0
+	VFMADD231PS 64(SI)(R13*4), Z3, Z1
+	MOVQ R14, R13
+	JMP pair
+single:
+	CMPQ R13, CX
+	JAE sum
+	VPMOVSXBD (R12)(R13*1), Z2
+	VCVTDQ2PS Z2, Z2
+	VFMADD231PS (SI)(R13*4), Z2, Z0
+sum:
+	SUM
+	MOVL (BX)(R9*4), AX
+	VMULSS (R15)(AX*4), X0, X0
 	STORE
 done:
 	VZEROUPPER

@@ -13,4 +13,5 @@ func TestPortablePath(t *testing.T) {
 	t.Run("Dots", TestDots)
 	t.Run("Cosines", TestCosines)
 	t.Run("SquaredL2s", TestSquaredL2s)
+	t.Run("Int8Dots", TestInt8Dots)
 }
