@@ -81,6 +81,13 @@ func lowerBound(e float32) float64 {
 	return x - math.Abs(x)*0x1p-23 - 0x1p-149
 }
 
+// upperBound returns a number no smaller than d, the float64 value that
+// was rounded to the float32 e (see lowerBound).
+func upperBound(e float32) float64 {
+	x := float64(e)
+	return x + math.Abs(x)*0x1p-23 + 0x1p-149
+}
+
 // kernelDistance is the float32 kernel's distance between a and b under m,
 // lower is nearer; na and nb are their norms. The approximate index walks
 // with it.

@@ -75,17 +75,6 @@ func (a *ann) add(mx *matrix) {
 	a.graph.Add(space{mx: mx, metric: a.metric})
 }
 
-// quantize appends the codes and scale of slot.
-func (a *ann) quantize(mx *matrix, slot uint32) {
-	n := len(a.codes)
-	a.codes = slices.Grow(a.codes, mx.dim)[:n+mx.dim]
-	scale := float64(kernel.Quantize(mx.row(slot), a.codes[n:]))
-	if a.metric == Cosine {
-		scale /= mx.norms[slot]
-	}
-	a.scales = append(a.scales, float32(scale))
-}
-
 // bytes returns the memory a holds.
 func (a *ann) bytes() int64 {
 	return a.graph.Bytes() + int64(cap(a.codes)) + 4*int64(cap(a.scales))
@@ -201,7 +190,7 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
 	sc.q = walkQuery{mx: mx, p: p}
-	sc.codes = codeQuery{mx: mx, a: mx.ann, p: p}
+	sc.codes = newCodeQuery(mx, p)
 	defer func() { sc.q, sc.codes = walkQuery{}, codeQuery{} }()
 	var walk hnsw.Query = &sc.q
 	if mx.ann.quantized {
@@ -214,7 +203,7 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 		return
 	}
 	if mx.ann.quantized {
-		sc.remeasure()
+		sc.remeasure(k.k)
 	}
 	for _, r := range sc.found {
 		// r.Distance is the float32 kernel's (or, where that bounds
@@ -237,20 +226,6 @@ type searchScratch struct {
 	found []hnsw.Result
 	ids   []uint32
 	dists []float32
-}
-
-// remeasure replaces the walk's distances of the found slots, from their
-// codes, with the float32 kernel's.
-func (sc *searchScratch) remeasure() {
-	sc.ids, sc.dists = sc.ids[:0], sc.dists[:0]
-	for _, r := range sc.found {
-		sc.ids = append(sc.ids, r.ID)
-		sc.dists = append(sc.dists, 0)
-	}
-	sc.q.Distances(sc.ids, sc.dists)
-	for i := range sc.found {
-		sc.found[i].Distance = sc.dists[i]
-	}
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
@@ -285,40 +260,6 @@ func (q *walkQuery) Distances(ids []uint32, out []float32) {
 		kernel.SquaredL2s(p.q, mx.vecs, ids, out)
 		for i, id := range ids {
 			out[i] = q.finite(math.Sqrt(float64(out[i])), id)
-		}
-	}
-}
-
-// codeQuery measures slots of a matrix from a probe with their int8
-// codes, for the graph walk: the distances are approximate (each
-// component off by up to half its row's scale), which is what lets the
-// walk read a quarter of the bytes; the walk's candidates are measured
-// again in float32 (walkQuery) before any enters an answer.
-type codeQuery struct {
-	mx *matrix
-	a  *ann
-	p  *probe
-}
-
-// Distances implements hnsw.Query.
-func (q *codeQuery) Distances(ids []uint32, out []float32) {
-	mx, p := q.mx, q.p
-	out = out[:len(ids)]
-	kernel.Int8Dots(p.q, q.a.codes, q.a.scales, ids, out)
-	w := walkQuery{mx: mx, p: p}
-	switch p.metric {
-	case Cosine:
-		for i, id := range ids {
-			out[i] = w.finite(1-float64(out[i])/p.qnorm, id)
-		}
-	case Dot:
-		for i, id := range ids {
-			out[i] = w.finite(-float64(out[i]), id)
-		}
-	default: // L2
-		for i, id := range ids {
-			n := mx.norms[id]
-			out[i] = w.finite(math.Sqrt(max(0, p.qnorm*p.qnorm-2*float64(out[i])+n*n)), id)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package vector
 
 import (
 	"bytes"
-	"container/heap"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -172,12 +171,11 @@ func (k *knn) worst() float64 { return k.heap[0].Distance }
 func (k *knn) offer(node uuid.UUID, v []float32) {
 	h := Hit{Node: node, Distance: distance(k.metric, k.query, v, k.qnorm)}
 	if len(k.heap) < k.k {
-		heap.Push(&k.heap, h)
+		k.heap.push(h)
 		return
 	}
 	if nearer(h, k.heap[0]) {
-		k.heap[0] = h
-		heap.Fix(&k.heap, 0)
+		k.heap.replace(h)
 	}
 }
 
@@ -258,16 +256,42 @@ func compareHits(a, b Hit) int {
 
 func nearer(a, b Hit) bool { return compareHits(a, b) < 0 }
 
-// worstFirst is a max-heap of hits: the root is the farthest kept.
+// worstFirst is a max-heap of hits: the root is the farthest kept. Its
+// own sifts, not container/heap's, so that a push does not box its hit.
 type worstFirst []Hit
 
-func (h worstFirst) Len() int           { return len(h) }
-func (h worstFirst) Less(i, j int) bool { return nearer(h[j], h[i]) }
-func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *worstFirst) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *worstFirst) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// push adds x.
+func (h *worstFirst) push(x Hit) {
+	s := append(*h, x)
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !nearer(s[p], x) {
+			break
+		}
+		s[i] = s[p]
+		i = p
+	}
+	s[i] = x
+	*h = s
+}
+
+// replace puts x in place of the root and restores the order below it.
+func (h worstFirst) replace(x Hit) {
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if r := c + 1; r < len(h) && nearer(h[c], h[r]) {
+			c = r
+		}
+		if !nearer(x, h[c]) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = x
 }

@@ -5,7 +5,7 @@
 // measures is a random 512 bytes (128 float32s) that no cache holds. The
 // kernels therefore take the whole batch of rows a walk step measures,
 // the unvisited links of one node, and ask the CPU for the cache lines of
-// row i+3 (PREFETCHT0) before they compute row i, so that the misses of
+// row i+5 (PREFETCHT0) before they compute row i, so that the misses of
 // several rows are in flight while the arithmetic runs, as hnswlib's
 // search prefetches its next neighbour: a row costs about 10 ns of
 // arithmetic and a miss of the last-level cache about 100. The arithmetic

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
 // The kernels walk ids in order. Before row i they prefetch every cache
-// line of the rows up to i+3 (LEAD_PLUS_ONE - 1) that they have not
+// line of the rows up to i+5 (LEAD_PLUS_ONE - 1) that they have not
 // prefetched yet, then compute row i in 16 lanes with two accumulators.
 //
 // Registers: SI the query, CX the bytes of a row, DI the matrix, BX the
@@ -9,7 +9,7 @@
 // row to prefetch, R12 a row's address, R13 a byte offset into it; for
 // Cosines, R15 the norms, X4 the query's norm and X5 1.0.
 
-#define LEAD_PLUS_ONE 4
+#define LEAD_PLUS_ONE 6
 
 // PROLOGUE loads the arguments every kernel has at the same offsets (the
 // matrix at 24 is vecs, or codes for int8DotsAVX512); CX is len(q), which
@@ -24,7 +24,7 @@
 	XORQ R9, R9; \
 	XORQ R10, R10
 
-// NEXT prefetches up to row R9+3, and with each row what PF asks for
+// NEXT prefetches up to row R9+5, and with each row what PF asks for
 // (R12 holds the row's id then), and points R12 at row R9, with the
 // accumulators cleared; it jumps to done when every row is computed.
 #define NEXT(PF) \
