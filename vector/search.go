@@ -156,8 +156,11 @@ type knn struct {
 	heap   worstFirst
 }
 
+// newKNN makes room for k candidates up front (up to a bound, so that a
+// huge k allocates only what it fills), where growing would copy the heap
+// four times on the way to ten.
 func newKNN(m Metric, q []float32, k int) knn {
-	return knn{metric: m, query: q, qnorm: norm(q), k: k}
+	return knn{metric: m, query: q, qnorm: norm(q), k: k, heap: make(worstFirst, 0, min(k, 64))}
 }
 
 // full reports whether k candidates are kept, so that only a nearer one
