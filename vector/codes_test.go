@@ -16,7 +16,7 @@ func TestCodeInterval(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		metric := rapid.SampledFrom([]Metric{Cosine, Dot, L2}).Draw(t, "metric")
 		dim := rapid.SampledFrom([]int{16, 32, 48}).Draw(t, "dim")
-		scale := rapid.SampledFrom([]float64{1e-38, 1e-20, 1, 1e20, 1e37}).Draw(t, "scale")
+		scale := rapid.SampledFrom([]float64{1e-44, 1e-41, 1e-38, 1e-20, 1, 1e20, 1e37}).Draw(t, "scale")
 		component := rapid.Custom(func(t *rapid.T) float32 {
 			return float32(rapid.Float64Range(-1, 1).Draw(t, "c") * scale)
 		})

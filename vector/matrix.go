@@ -190,10 +190,10 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
 	sc.q = walkQuery{mx: mx, p: p}
-	sc.codes = newCodeQuery(mx, p)
 	defer func() { sc.q, sc.codes = walkQuery{}, codeQuery{} }()
 	var walk hnsw.Query = &sc.q
 	if mx.ann.quantized {
+		sc.codes = newCodeQuery(mx, p)
 		walk = &sc.codes
 	}
 	f := hnsw.Filter{Allow: set.has, Dense: dense(allowed, g.Len())}

@@ -7,7 +7,8 @@ import (
 
 // Quantize writes to codes the int8 code of v, one per component, and
 // returns the scale that decodes it: v[j] ≈ scale·codes[j], to within
-// scale/2. The scale is the row's largest magnitude over 127, so that
+// scale/2. The scale is the float32 nearest above the row's largest
+// magnitude over 127 (for rows of subnormals, a coarse one), so that
 // each row uses the whole range of its codes whatever its norm, and a
 // row decodes on its own (nothing learned from other rows drifts as rows
 // are added). A row of zeros, or one with a NaN or an infinity, gets the
@@ -25,6 +26,12 @@ func Quantize(v []float32, codes []int8) float32 {
 		return 0
 	}
 	scale := float32(top / 127)
+	if float64(scale)*127 < top {
+		// Rounded down (or, for a row of subnormals, to 0): a code would
+		// then need more than 127 steps, and the clamp would cut more
+		// than half a step off. One float32 up is always enough.
+		scale = math.Nextafter32(scale, math.MaxFloat32)
+	}
 	for j, x := range v {
 		codes[j] = int8(max(-127, min(127, math.Round(float64(x)/float64(scale)))))
 	}
