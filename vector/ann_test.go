@@ -44,7 +44,7 @@ type annFixture struct {
 	of     []int
 }
 
-func newANNFixture(t *testing.T, e storage.Engine, n int, metric Metric) *annFixture {
+func newANNFixture(t testing.TB, e storage.Engine, n int, metric Metric) *annFixture {
 	t.Helper()
 	f := &annFixture{s: NewWithOptions(e, Options{ExactBelow: -1}), scope: storagetest.TenantScope(t), metric: metric}
 	ids := rand.NewChaCha8([32]byte{1}) // ids fix the load order, so the graph is the same every run
@@ -248,4 +248,24 @@ func TestApproximateBeforeGraph(t *testing.T) {
 			t.Fatal("Warm returned before the graph held every vector")
 		}
 	})
+}
+
+// BenchmarkApproximateSearch measures one approximate search of 3,000
+// clustered vectors on the memory engine, for its allocations: the answer
+// should be the only one (-benchmem; the race detector's pools drop
+// scratch on purpose, so it is no test).
+func BenchmarkApproximateSearch(b *testing.B) {
+	f := newANNFixture(b, storage.NewMemoryEngine(), 3000, Cosine)
+	if err := f.s.Warm(f.scope, "ann"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := Query{Model: "ann", Vector: f.vecs[i%len(f.vecs)], K: 10, At: Latest, Method: Approximate}
+		if _, err := f.s.Search(f.scope, q); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
 }

@@ -189,14 +189,18 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 	tail := uint32(g.Len())
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
-	sc.q = walkQuery{mx: mx, p: p}
-	defer func() { sc.q, sc.codes = walkQuery{}, codeQuery{} }()
+	sc.p, sc.set = *p, set
+	sc.q = walkQuery{mx: mx, p: &sc.p}
+	defer func() { sc.q, sc.codes, sc.set = walkQuery{}, codeQuery{}, nil }()
 	var walk hnsw.Query = &sc.q
 	if mx.ann.quantized {
-		sc.codes = newCodeQuery(mx, p)
+		sc.codes = newCodeQuery(mx, &sc.p)
 		walk = &sc.codes
 	}
-	f := hnsw.Filter{Allow: set.has, Dense: dense(allowed, g.Len())}
+	if sc.allow == nil {
+		sc.allow = sc.allowed
+	}
+	f := hnsw.Filter{Allow: sc.allow, Dense: dense(allowed, g.Len())}
 	sc.found = g.SearchQuery(walk, ef, ef, f, sc.found[:0])
 	if len(sc.found) < ef && len(sc.found) < set.count(tail) {
 		mx.exact(p, k, set, 0)
@@ -222,6 +226,13 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 // searchScratch is what one approximate search needs besides the graph's
 // own scratch, pooled so that a search allocates nothing for it.
 type searchScratch struct {
+	// The probe and the allowed slots, copied here so that the walk's
+	// references to them do not move the caller's to the heap; allow is
+	// allowed, bound once per scratch, where a method value made for each
+	// search would be allocated for it.
+	p     probe
+	set   bitset
+	allow func(uint32) bool
 	q     walkQuery
 	codes codeQuery
 	found []hnsw.Result
@@ -229,6 +240,9 @@ type searchScratch struct {
 	dists []float32
 	touch byte // what touchNodes read, kept so that its loads stay
 }
+
+// allowed reports whether slot is in the search's set.
+func (sc *searchScratch) allowed(slot uint32) bool { return sc.set.has(slot) }
 
 // touchNodes reads the node of every found slot, a random read of
 // mx.nodes each, in a loop of nothing else: the reads do not wait on each

@@ -238,9 +238,11 @@ func (k *knn) filtered(r storage.Reader, scope storage.TenantScope, m Model, at 
 	return nil
 }
 
-// result drains the heap, nearest first.
+// result returns the candidates, nearest first: the heap itself, sorted,
+// so that the answer is the one allocation of a search. k is spent.
 func (k *knn) result() []Hit {
-	out := slices.Clone(k.heap)
+	out := k.heap
+	k.heap = nil
 	slices.SortFunc(out, compareHits)
 	return out
 }
