@@ -197,9 +197,6 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 		sc.codes = newCodeQuery(mx, &sc.p)
 		walk = &sc.codes
 	}
-	if sc.allow == nil {
-		sc.allow = sc.allowed
-	}
 	f := hnsw.Filter{Allow: sc.allow, Dense: dense(allowed, g.Len())}
 	sc.found = g.SearchQuery(walk, ef, ef, f, sc.found[:0])
 	if len(sc.found) < ef && len(sc.found) < set.count(tail) {
@@ -228,8 +225,8 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 type searchScratch struct {
 	// The probe and the allowed slots, copied here so that the walk's
 	// references to them do not move the caller's to the heap; allow is
-	// allowed, bound once per scratch, where a method value made for each
-	// search would be allocated for it.
+	// allowed, bound when the scratch is made, where a method value made
+	// for each search would be allocated for it.
 	p     probe
 	set   bitset
 	allow func(uint32) bool
@@ -257,7 +254,11 @@ func (sc *searchScratch) touchNodes(mx *matrix) {
 	sc.touch = b
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
+var scratchPool = sync.Pool{New: func() any {
+	sc := new(searchScratch)
+	sc.allow = sc.allowed
+	return sc
+}}
 
 // walkQuery measures slots of a matrix from a probe, for the graph walk.
 type walkQuery struct {
