@@ -113,8 +113,10 @@ func (sc *searchScratch) remeasure(k int) {
 	sc.ids, sc.dists = sc.ids[:0], sc.dists[:0]
 	kept := sc.found[:0]
 	for i, r := range sc.found {
-		if lo, _ := sc.codes.interval(r.ID, r.Distance); i >= k && lo > cut {
-			continue
+		if i >= k {
+			if lo, _ := sc.codes.interval(r.ID, r.Distance); lo > cut {
+				continue
+			}
 		}
 		kept = append(kept, r)
 		sc.ids = append(sc.ids, r.ID)

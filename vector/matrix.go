@@ -54,14 +54,9 @@ type ann struct {
 	cfg      hnsw.Config
 	graph    *hnsw.Graph
 	building bool // a builder goroutine is running
-	// Where the kernel takes them faster (quantized), codes holds an
-	// int8 copy of the rows the graph holds (see kernel.Quantize), which
-	// the search walks with: a quarter of the bytes of a row, so a
-	// quarter of the cache misses. scales holds each row's scale, divided
-	// by the row's norm under Cosine so that the walk reads nothing else
-	// of the row. The graph itself is built with the float32 rows, and a
-	// search measures the walk's candidates again with them before
-	// choosing among them.
+	// Where the kernel takes them faster (quantized), codes and scales
+	// hold the int8 copy of the rows the graph holds, which the search
+	// walks with (codes.go).
 	quantized bool
 	codes     []int8
 	scales    []float32

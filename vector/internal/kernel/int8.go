@@ -67,29 +67,19 @@ func Int8Dots(q []float32, codes []int8, scales []float32, ids []uint32, out []f
 }
 
 // int8Dot is the portable dot product of q and a row of codes, in four
-// sums so that the additions do not wait on each other. A code becomes
-// a float32 through a table: a load from the first level cache, where a
-// conversion instruction waits on the one before it.
+// sums so that the additions do not wait on each other.
 func int8Dot(q []float32, c []int8) float32 {
 	c = c[:len(q)]
 	var s0, s1, s2, s3 float32
 	j := 0
 	for ; j+4 <= len(q); j += 4 {
-		s0 += q[j] * codeValue[uint8(c[j])]
-		s1 += q[j+1] * codeValue[uint8(c[j+1])]
-		s2 += q[j+2] * codeValue[uint8(c[j+2])]
-		s3 += q[j+3] * codeValue[uint8(c[j+3])]
+		s0 += q[j] * float32(c[j])
+		s1 += q[j+1] * float32(c[j+1])
+		s2 += q[j+2] * float32(c[j+2])
+		s3 += q[j+3] * float32(c[j+3])
 	}
 	for ; j < len(q); j++ {
-		s0 += q[j] * codeValue[uint8(c[j])]
+		s0 += q[j] * float32(c[j])
 	}
 	return (s0 + s1) + (s2 + s3)
 }
-
-// codeValue[uint8(c)] is float32(c) for every int8 c.
-var codeValue = func() (t [256]float32) {
-	for i := range t {
-		t[i] = float32(int8(uint8(i)))
-	}
-	return t
-}()
