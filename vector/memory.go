@@ -17,15 +17,20 @@ import (
 // rows Stage added to batches that no Store has yet seen written.
 //
 // Lock order: memory.mu is innermost. Code may take it while holding an
-// index's mu, never the reverse.
+// index's mu, never the reverse. A search takes no exclusive lock: it
+// finds its index in indexes, a sync.Map whose reads share nothing, and
+// holds the index's mu for reading only.
 type memory struct {
 	eng    storage.Engine
 	refs   int    // Stores attached; guarded by shared.mu
 	cancel func() // ends the wipe registration
 
-	mu      sync.Mutex
-	closed  atomic.Bool // set under mu
-	indexes map[indexKey]*index
+	// indexes maps each indexKey to its *index. Indexes are added under
+	// mu, so that none is added after close; they are read without it.
+	indexes sync.Map
+
+	mu     sync.Mutex
+	closed atomic.Bool // set under mu
 	// sequences are the vectors sequences (storage.ReadVectorsSequence) as
 	// this process last wrote or read them, which its next write of the
 	// tenant and model expects: right unless another process wrote since.
@@ -68,9 +73,8 @@ const minSettle = 1024
 
 func newMemory(eng storage.Engine) *memory {
 	mem := &memory{
-		eng:     eng,
-		indexes: make(map[indexKey]*index),
-		staged:  make(map[indexKey]*pending),
+		eng:    eng,
+		staged: make(map[indexKey]*pending),
 	}
 	mem.cancel = storage.OnWipe(eng, mem, (*memory).forget)
 	return mem
@@ -78,24 +82,32 @@ func newMemory(eng storage.Engine) *memory {
 
 // lookup returns the index of key, made (unloaded) if there is none.
 func (mem *memory) lookup(key indexKey) (*index, error) {
+	if ix := mem.existing(key); ix != nil && !mem.closed.Load() {
+		return ix, nil
+	}
 	mem.mu.Lock()
 	defer mem.mu.Unlock()
 	if mem.closed.Load() {
 		return nil, storage.ErrClosed
 	}
-	ix := mem.indexes[key]
-	if ix == nil {
-		ix = newIndex(key)
-		mem.indexes[key] = ix
-	}
-	return ix, nil
+	v, _ := mem.indexes.LoadOrStore(key, newIndex(key))
+	return v.(*index), nil
 }
 
 // existing returns the index of key, or nil.
 func (mem *memory) existing(key indexKey) *index {
-	mem.mu.Lock()
-	defer mem.mu.Unlock()
-	return mem.indexes[key]
+	v, _ := mem.indexes.Load(key)
+	ix, _ := v.(*index)
+	return ix
+}
+
+// all returns every index held.
+func (mem *memory) all() []*index {
+	var out []*index
+	for _, v := range mem.indexes.Range {
+		out = append(out, v.(*index))
+	}
+	return out
 }
 
 // acquire returns the index of key loaded from r, its staged rows
@@ -413,11 +425,7 @@ func vectorRows(b *storage.Batch) map[indexKey][]batchRow {
 // drop takes ix out of the registry and frees what it holds; a search
 // that still has it looks the index up again. Must hold ix.mu for writing.
 func (mem *memory) drop(ix *index) {
-	mem.mu.Lock()
-	if mem.indexes[ix.key] == ix {
-		delete(mem.indexes, ix.key)
-	}
-	mem.mu.Unlock()
+	mem.indexes.CompareAndDelete(ix.key, ix)
 	ix.dropped = true
 	ix.reset()
 }
@@ -426,14 +434,12 @@ func (mem *memory) drop(ix *index) {
 // stay staged, since a batch staged before the wipe may be written after
 // it.
 func (mem *memory) forget(scope storage.TenantScope) {
-	mem.mu.Lock()
 	var gone []*index
-	for key, ix := range mem.indexes {
-		if key.scope == scope {
+	for _, ix := range mem.all() {
+		if ix.key.scope == scope {
 			gone = append(gone, ix)
 		}
 	}
-	mem.mu.Unlock()
 	mem.dropAll(gone)
 }
 
@@ -443,14 +449,10 @@ func (mem *memory) close() {
 	mem.cancel()
 	mem.mu.Lock()
 	mem.closed.Store(true)
-	gone := make([]*index, 0, len(mem.indexes))
-	for _, ix := range mem.indexes {
-		gone = append(gone, ix)
-	}
 	mem.staged = make(map[indexKey]*pending)
 	mem.nstaged.Store(0)
 	mem.mu.Unlock()
-	mem.dropAll(gone)
+	mem.dropAll(mem.all())
 }
 
 func (mem *memory) dropAll(gone []*index) {
@@ -475,13 +477,7 @@ func (s *Store) MemoryStats() MemoryStats {
 	if s.mem == nil {
 		return st
 	}
-	s.mem.mu.Lock()
-	all := make([]*index, 0, len(s.mem.indexes))
-	for _, ix := range s.mem.indexes {
-		all = append(all, ix)
-	}
-	s.mem.mu.Unlock()
-	for _, ix := range all {
+	for _, ix := range s.mem.all() {
 		ix.mu.RLock()
 		if ix.loaded {
 			st.Indexes++
