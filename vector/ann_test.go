@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -260,12 +261,53 @@ func BenchmarkApproximateSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	var hits []Hit
 	i := 0
 	for b.Loop() {
 		q := Query{Model: "ann", Vector: f.vecs[i%len(f.vecs)], K: 10, At: Latest, Method: Approximate}
-		if _, err := f.s.Search(f.scope, q); err != nil {
+		var err error
+		if hits, err = f.s.AppendSearch(hits[:0], f.scope, q); err != nil {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// TestAppendSearch: AppendSearch answers as Search does, after what dst
+// holds, which it leaves alone, whether dst has room or not, and returns
+// dst itself with an error.
+func TestAppendSearch(t *testing.T) {
+	f := newANNFixture(t, storage.NewMemoryEngine(), 400, Cosine)
+	if err := f.s.Warm(f.scope, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	prefix := []Hit{{Node: f.ids[0], Distance: -1}, {Node: f.ids[1], Distance: -2}}
+	for _, method := range []Method{Exact, Approximate, FromStore} {
+		q := Query{Model: "ann", Vector: f.vecs[7], K: 10, At: Latest, Method: method}
+		want, err := f.s.Search(f.scope, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, room := range []int{0, 3, 10, 100} {
+			dst := append(make([]Hit, 0, len(prefix)+room), prefix...)
+			got, err := f.s.AppendSearch(dst, f.scope, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got[:len(prefix)], prefix) || !slices.Equal(got[len(prefix):], want) {
+				t.Errorf("%v, room %d: AppendSearch = %v, want %v then %v", method, room, got, prefix, want)
+			}
+			if room >= q.K && &got[0] != &dst[0] {
+				t.Errorf("%v, room %d: AppendSearch did not answer in dst's room", method, room)
+			}
+		}
+	}
+	bad := Query{Model: "ann", Vector: f.vecs[7][:3], K: 10, At: Latest}
+	got, err := f.s.AppendSearch(prefix, f.scope, bad)
+	if !errors.Is(err, ErrDimensionMismatch) {
+		t.Errorf("AppendSearch of a short vector: err = %v", err)
+	}
+	if !slices.Equal(got, prefix) {
+		t.Errorf("AppendSearch with an error = %v, want dst %v", got, prefix)
 	}
 }

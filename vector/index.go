@@ -236,15 +236,15 @@ func (ix *index) reread(r storage.Reader, node uuid.UUID) error {
 }
 
 // search answers q from the index, which the caller holds for reading,
-// with the search options of opts, and reports false if the index does not
-// read as of q.At. An approximate search of a matrix without a graph under
-// q's metric is answered exactly and returns the matrix, whose graph the
-// caller should start.
-func (ix *index) search(m Model, q Query, opts *Options) (hits []Hit, ok bool, graphless *matrix) {
+// with the search options of opts, appending the hits to dst, and reports
+// false if the index does not read as of q.At. An approximate search of a
+// matrix without a graph under q's metric is answered exactly and returns
+// the matrix, whose graph the caller should start.
+func (ix *index) search(dst []Hit, m Model, q Query, opts *Options) (hits []Hit, ok bool, graphless *matrix) {
 	if !ix.serves(q.At) {
 		return nil, false, nil
 	}
-	k := newKNN(m.Metric, q.Vector, q.K)
+	k := newKNN(m.Metric, q.Vector, q.K, dst)
 	mx := ix.mats[m.Dimension]
 	if mx == nil {
 		return k.result(), true, nil

@@ -170,11 +170,15 @@ func benchPeer(b *testing.B, name string) {
 			if _, err := s.Search(scope, vector.Query{Model: "peer", Vector: set.queries[0], K: benchK, At: vector.Latest, Filter: fl, Method: vector.Approximate}); err != nil {
 				b.Fatal(err)
 			}
+			// The answers go into one reused slice (AppendSearch), as a
+			// server answering from a per-connection buffer would do.
+			var got []vector.Hit
 			runtime.LockOSThread()
 			cpu, proc := threadCPUTime(), cpuTime()
 			for range *peerRounds {
 				for q, v := range set.queries {
-					got, err := s.Search(scope, vector.Query{Model: "peer", Vector: v, K: benchK, At: vector.Latest, Filter: fl, Method: vector.Approximate})
+					var err error
+					got, err = s.AppendSearch(got[:0], scope, vector.Query{Model: "peer", Vector: v, K: benchK, At: vector.Latest, Filter: fl, Method: vector.Approximate})
 					if err != nil {
 						b.Fatal(err)
 					}

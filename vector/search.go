@@ -82,37 +82,45 @@ type Hit struct {
 // reads the history of each candidate node instead, which is cheaper
 // whenever the filter is a small part of the tenant.
 func (s *Store) Search(scope storage.TenantScope, q Query) ([]Hit, error) {
+	return s.AppendSearch(nil, scope, q)
+}
+
+// AppendSearch is Search appending the hits to dst and returning the
+// extended slice (dst unchanged with an error). A search of the in-memory
+// index allocates nothing when dst has room for q.K more hits: a caller
+// that reuses dst searches without garbage.
+func (s *Store) AppendSearch(dst []Hit, scope storage.TenantScope, q Query) ([]Hit, error) {
 	if scope.IsZero() || q.K < 1 || q.Method > FromStore {
-		return nil, fmt.Errorf("search %q: k=%d, method %d, zero scope=%t: %w", q.Model, q.K, q.Method, scope.IsZero(), ErrInvalidQuery)
+		return dst, fmt.Errorf("search %q: k=%d, method %d, zero scope=%t: %w", q.Model, q.K, q.Method, scope.IsZero(), ErrInvalidQuery)
 	}
 	if err := s.ready(); err != nil {
-		return nil, fmt.Errorf("search %q: %w", q.Model, err)
+		return dst, fmt.Errorf("search %q: %w", q.Model, err)
 	}
 	m, err := s.mem.models.lookup(s.eng, q.Model, q.At.Tx)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return dst, fmt.Errorf("search: %w", err)
 	}
 	if err := checkVector(m, q.Vector); err != nil {
-		return nil, fmt.Errorf("search %q: query: %w", q.Model, err)
+		return dst, fmt.Errorf("search %q: query: %w", q.Model, err)
 	}
 	if q.Method != FromStore {
-		hits, ok, err := s.searchMemory(scope, m, q)
+		hits, ok, err := s.searchMemory(dst, scope, m, q)
 		if err != nil {
-			return nil, fmt.Errorf("search %q in %s: %w", q.Model, scope, err)
+			return dst, fmt.Errorf("search %q in %s: %w", q.Model, scope, err)
 		}
 		if ok {
 			return hits, nil
 		}
 	}
-	hits, err := s.searchStore(scope, m, q)
+	hits, err := s.searchStore(dst, scope, m, q)
 	if err != nil {
-		return nil, fmt.Errorf("search %q in %s: %w", q.Model, scope, err)
+		return dst, fmt.Errorf("search %q in %s: %w", q.Model, scope, err)
 	}
 	return hits, nil
 }
 
-// searchStore answers q from one snapshot of the store.
-func (s *Store) searchStore(scope storage.TenantScope, m Model, q Query) ([]Hit, error) {
+// searchStore answers q from one snapshot of the store, appending to dst.
+func (s *Store) searchStore(dst []Hit, scope storage.TenantScope, m Model, q Query) ([]Hit, error) {
 	// One snapshot for the whole search, so that a filtered search, which
 	// reads each candidate separately, sees one state of the store.
 	snap, err := s.eng.Snapshot()
@@ -120,7 +128,7 @@ func (s *Store) searchStore(scope storage.TenantScope, m Model, q Query) ([]Hit,
 		return nil, err
 	}
 	defer snap.Close()
-	k := newKNN(m.Metric, q.Vector, q.K)
+	k := newKNN(m.Metric, q.Vector, q.K, dst)
 	if q.Filter != nil {
 		err = k.filtered(snap, scope, m, q.At, q.Filter.IDs)
 	} else {
@@ -133,13 +141,14 @@ func (s *Store) searchStore(scope storage.TenantScope, m Model, q Query) ([]Hit,
 }
 
 // searchMemory answers q from the in-memory index of its tenant and model,
-// and reports false if the index does not read as of q.At.
-func (s *Store) searchMemory(scope storage.TenantScope, m Model, q Query) ([]Hit, bool, error) {
+// appending to dst, and reports false if the index does not read as of
+// q.At.
+func (s *Store) searchMemory(dst []Hit, scope storage.TenantScope, m Model, q Query) ([]Hit, bool, error) {
 	ix, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
 	if err != nil {
 		return nil, false, err
 	}
-	hits, ok, graphless := ix.search(m, q, &s.opts)
+	hits, ok, graphless := ix.search(dst, m, q, &s.opts)
 	ix.mu.RUnlock()
 	if graphless != nil {
 		ix.wantGraph(graphless, m.Metric, s.opts.graph())
@@ -147,20 +156,28 @@ func (s *Store) searchMemory(scope storage.TenantScope, m Model, q Query) ([]Hit
 	return hits, ok, nil
 }
 
-// knn accumulates the K nearest candidates.
+// knn accumulates the K nearest candidates, to be appended to dst.
 type knn struct {
 	metric Metric
 	query  []float32
 	qnorm  float64
 	k      int
 	heap   worstFirst
+	dst    []Hit
 }
 
-// newKNN makes room for k candidates up front (up to a bound, so that a
-// huge k allocates only what it fills), where growing would copy the heap
-// four times on the way to ten.
-func newKNN(m Metric, q []float32, k int) knn {
-	return knn{metric: m, query: q, qnorm: norm(q), k: k, heap: make(worstFirst, 0, min(k, 64))}
+// newKNN keeps the heap in the room dst has past its length, if that
+// holds k candidates (or 64, the bound below), so that the answer is
+// sorted where it is returned. Otherwise it makes room for k candidates up
+// front (up to a bound, so that a huge k allocates only what it fills),
+// where growing would copy the heap four times on the way to ten.
+func newKNN(m Metric, q []float32, k int, dst []Hit) knn {
+	room := min(k, 64)
+	heap := worstFirst(dst[len(dst):])
+	if cap(heap) < room {
+		heap = make(worstFirst, 0, room)
+	}
+	return knn{metric: m, query: q, qnorm: norm(q), k: k, heap: heap, dst: dst}
 }
 
 // full reports whether k candidates are kept, so that only a nearer one
@@ -238,12 +255,13 @@ func (k *knn) filtered(r storage.Reader, scope storage.TenantScope, m Model, at 
 	return nil
 }
 
-// result returns the candidates, nearest first: the heap itself, sorted,
-// so that the answer is the one allocation of a search. k is spent.
+// result returns dst with the candidates appended, nearest first. The
+// heap is sorted in place; where it lies in dst's room the append copies
+// nothing. k is spent.
 func (k *knn) result() []Hit {
-	out := k.heap
-	k.heap = nil
-	slices.SortFunc(out, compareHits)
+	slices.SortFunc(k.heap, compareHits)
+	out := append(k.dst, k.heap...)
+	k.heap, k.dst = nil, nil
 	return out
 }
 
