@@ -244,7 +244,8 @@ func (ix *index) search(dst []Hit, m Model, q Query, opts *Options) (hits []Hit,
 	if !ix.serves(q.At) {
 		return nil, false, nil
 	}
-	k := newKNN(m.Metric, q.Vector, q.K, dst)
+	p := newProbe(m.Metric, q.Vector)
+	k := newKNN(m.Metric, q.Vector, p.qnorm, q.K, dst)
 	mx := ix.mats[m.Dimension]
 	if mx == nil {
 		return k.result(), true, nil
@@ -253,7 +254,6 @@ func (ix *index) search(dst []Hit, m Model, q Query, opts *Options) (hits []Hit,
 	if q.Filter != nil {
 		set, allowed = mx.filter(q.Filter)
 	}
-	p := newProbe(m.Metric, q.Vector)
 	ef := max(opts.EfSearch, q.K)
 	switch {
 	case q.Method != Approximate || opts.scans(allowed, mx.nlive, ef):

@@ -128,7 +128,7 @@ func (s *Store) searchStore(dst []Hit, scope storage.TenantScope, m Model, q Que
 		return nil, err
 	}
 	defer snap.Close()
-	k := newKNN(m.Metric, q.Vector, q.K, dst)
+	k := newKNN(m.Metric, q.Vector, norm(q.Vector), q.K, dst)
 	if q.Filter != nil {
 		err = k.filtered(snap, scope, m, q.At, q.Filter.IDs)
 	} else {
@@ -171,13 +171,13 @@ type knn struct {
 // sorted where it is returned. Otherwise it makes room for k candidates up
 // front (up to a bound, so that a huge k allocates only what it fills),
 // where growing would copy the heap four times on the way to ten.
-func newKNN(m Metric, q []float32, k int, dst []Hit) knn {
+func newKNN(m Metric, q []float32, qnorm float64, k int, dst []Hit) knn {
 	room := min(k, 64)
 	heap := worstFirst(dst[len(dst):])
 	if cap(heap) < room {
 		heap = make(worstFirst, 0, room)
 	}
-	return knn{metric: m, query: q, qnorm: norm(q), k: k, heap: heap, dst: dst}
+	return knn{metric: m, query: q, qnorm: qnorm, k: k, heap: heap, dst: dst}
 }
 
 // full reports whether k candidates are kept, so that only a nearer one
