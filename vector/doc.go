@@ -88,6 +88,20 @@
 // plan, Options.ExactBelow). Vectors the graph does not hold
 // yet are scanned exactly, and every hit carries its exact distance.
 //
+// # Concurrency
+//
+// Searches run in parallel and share nothing they write but pooled
+// scratch. A search takes no exclusive lock: it finds its index in a
+// sync.Map and holds the index's RWMutex for reading, so it waits only for
+// a writer of that index (a write being applied, or a step of the graph
+// builder, which holds the lock for about 2 ms at a time). AppendSearch
+// answers into the caller's slice and allocates nothing. The shared read
+// lock is the one point left that many cores contend on (its reader
+// count); the design for more is an index whose searches read a
+// published view (an atomic pointer to append-only rows and links, with
+// link words stored and read atomically) that writers extend and replace
+// instead of locking.
+//
 // Memory: a 128-dimension vector takes its 512 bytes in the matrix, 132
 // for its int8 copy and scale, and about 200 more for its id, version,
 // norm and graph links (the package benchmark reports the measured
