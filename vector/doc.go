@@ -67,6 +67,10 @@
 // for bit: the same nodes, order and distances. It measures each row with
 // a float32 SIMD kernel and computes the float64 reference distance only
 // for a row that a proven error bound cannot exclude (see kernel.go).
+// Once the approximate graph holds int8 codes of the rows (below), it
+// measures the codes first and reads the float32 row only where their
+// proven interval cannot exclude it: a quarter of the bytes, which makes
+// a scan of a matrix larger than the caches several times faster.
 //
 // # The approximate index
 //

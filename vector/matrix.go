@@ -157,18 +157,72 @@ func (mx *matrix) bytes() int64 {
 // exact offers to k every slot of set at or above slot lo. A slot whose
 // kernel distance proves it cannot enter k is skipped without computing
 // its reference distance (see kernel.go), so the answer is the one a scan
-// with the reference alone would give.
+// with the reference alone would give. The slots that the graph's int8
+// codes cover under the probe's metric are measured by their codes first
+// (exactCodes).
 func (mx *matrix) exact(p *probe, k *knn, set bitset, lo uint32) {
+	if a := mx.ann; a != nil && a.quantized && a.metric == p.metric && int(lo) < a.graph.Len() {
+		lo = mx.exactCodes(p, k, set, lo, uint32(a.graph.Len()))
+	}
 	for slot := range set.from(lo) {
-		v := mx.row(slot)
+		mx.consider(p, k, slot)
+	}
+}
+
+// scanBatch is the number of slots exactCodes measures at a time.
+const scanBatch = 64
+
+// exactCodes is exact over the slots of set from lo below hi, which have
+// codes: each batch of slots is measured by its codes, and a slot whose
+// code interval (codes.go) proves it cannot enter k is skipped without
+// reading its row, a quarter of the bytes, so that a scan of a matrix
+// larger than the caches waits on a quarter of the memory. It returns hi.
+func (mx *matrix) exactCodes(p *probe, k *knn, set bitset, lo, hi uint32) uint32 {
+	cq := newCodeQuery(mx, p)
+	var ids [scanBatch]uint32
+	var dists [scanBatch]float32
+	n := 0
+	for slot := range set.from(lo) {
+		if slot >= hi {
+			break
+		}
+		ids[n] = slot
+		if n++; n == scanBatch {
+			mx.offerCodes(&cq, k, ids[:n], dists[:n])
+			n = 0
+		}
+	}
+	mx.offerCodes(&cq, k, ids[:n], dists[:n])
+	return hi
+}
+
+// offerCodes offers to k the slots ids that their codes do not exclude.
+func (mx *matrix) offerCodes(cq *codeQuery, k *knn, ids []uint32, dists []float32) {
+	if len(ids) == 0 {
+		return
+	}
+	cq.Distances(ids, dists)
+	for i, id := range ids {
 		if k.full() {
-			vn := mx.norms[slot]
-			if p.floor(p.estimate(v, vn), vn) > k.worst() {
+			if lo, _ := cq.interval(id, dists[i]); lo > k.worst() {
 				continue
 			}
 		}
-		k.offer(mx.nodes[slot], v)
+		mx.consider(cq.p, k, id)
 	}
+}
+
+// consider offers slot to k unless its float32 kernel distance proves
+// that it cannot enter.
+func (mx *matrix) consider(p *probe, k *knn, slot uint32) {
+	v := mx.row(slot)
+	if k.full() {
+		vn := mx.norms[slot]
+		if p.floor(p.estimate(v, vn), vn) > k.worst() {
+			return
+		}
+	}
+	k.offer(mx.nodes[slot], v)
 }
 
 // approximate offers to k the ef nearest slots of set, which has allowed
