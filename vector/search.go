@@ -277,17 +277,7 @@ func compareHits(a, b Hit) int {
 	return bytes.Compare(a.Node[:], b.Node[:])
 }
 
-// nearer is compareHits(a, b) < 0, written out so that it inlines into
-// the heap's sifts.
-func nearer(a, b Hit) bool {
-	switch {
-	case a.Distance < b.Distance:
-		return true
-	case a.Distance > b.Distance:
-		return false
-	}
-	return bytes.Compare(a.Node[:], b.Node[:]) < 0
-}
+func nearer(a, b Hit) bool { return compareHits(a, b) < 0 }
 
 // worstFirst is a max-heap of hits: the root is the farthest kept. Its
 // own sifts, not container/heap's, so that a push does not box its hit.
