@@ -15,7 +15,7 @@ import (
 func TestCodeInterval(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		metric := rapid.SampledFrom([]Metric{Cosine, Dot, L2}).Draw(t, "metric")
-		dim := rapid.SampledFrom([]int{16, 32, 48}).Draw(t, "dim")
+		dim := rapid.SampledFrom([]int{5, 16, 21, 32, 48, 100}).Draw(t, "dim")
 		scale := rapid.SampledFrom([]float64{1e-44, 1e-41, 1e-38, 1e-20, 1, 1e20, 1e37}).Draw(t, "scale")
 		component := rapid.Custom(func(t *rapid.T) float32 {
 			return float32(rapid.Float64Range(-1, 1).Draw(t, "c") * scale)

@@ -78,8 +78,8 @@
 // matrix's slots, measured by the batch kernels of vector/internal/kernel
 // (AVX-512 with the rows ahead prefetched, where the CPU has it), built
 // in the background by the first approximate search (or by Warm) and
-// extended as vectors are written. Where the CPU has AVX-512 and the
-// dimension is a multiple of 16, the walk measures an int8 copy of each
+// extended as vectors are written. Where the CPU has AVX-512 (of any
+// dimension), the walk measures an int8 copy of each
 // row (one scale per row, kernel.Quantize): 128 bytes where the row is
 // 512, so a quarter of the cache misses that a walk waits on. Its
 // distances are approximate; the ef candidates it finds are measured

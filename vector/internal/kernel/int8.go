@@ -40,7 +40,7 @@ func Quantize(v []float32, codes []int8) float32 {
 
 // Int8Fast reports whether Int8Dots takes rows of dim codes faster than
 // the float32 kernels take rows of dim floats: where it runs in vector
-// instructions (AVX-512, dim a multiple of 16). Elsewhere the portable
+// instructions (AVX-512, any dim). Elsewhere the portable
 // loop converts code by code, slower than the portable float32 kernels
 // (vek32's, in AVX2 on most amd64 CPUs), and a walk gains nothing from
 // the smaller rows.

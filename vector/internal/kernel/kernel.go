@@ -69,8 +69,9 @@ func squaredL2(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// wide reports whether rows of dim floats take the AVX-512 path.
-func wide(dim int) bool { return hasAVX512 && dim%16 == 0 }
+// wide reports whether rows of dim floats take the AVX-512 path: any
+// dim, its last dim % 16 components loaded masked.
+func wide(dim int) bool { return hasAVX512 && dim > 0 }
 
 func row(vecs []float32, dim int, id uint32) []float32 {
 	at := int(id) * dim

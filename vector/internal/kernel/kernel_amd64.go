@@ -2,7 +2,11 @@ package kernel
 
 import "golang.org/x/sys/cpu"
 
-var hasAVX512 = cpu.X86.HasAVX512F
+// hasAVX512 reports whether the kernels may run in AVX-512: the
+// foundation, and the byte masks (BW) and 128-bit forms (VL) with which
+// the int8 kernel loads a row's tail. Every CPU with AVX-512 but the
+// Xeon Phi has all three.
+var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 
 // The AVX-512 kernels (kernel_amd64.s). len(q) is a positive multiple of
 // 16, every row ids[i] lies in vecs, and len(out) == len(ids).

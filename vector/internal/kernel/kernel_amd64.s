@@ -3,17 +3,23 @@
 // The kernels walk ids in order. Before row i they prefetch every cache
 // line of the rows up to i+5 (LEAD_PLUS_ONE - 1) that they have not
 // prefetched yet, then compute row i in 16 lanes with two accumulators.
+// The last len(q) % 16 components of a row (the tail) are read with
+// masked loads, which read nothing of the lanes their mask leaves out
+// and take no fault there (AVX-512 suppresses the faults of masked-off
+// elements): a tail at the end of the matrix reads no byte past it.
 //
 // Registers: SI the query, CX the bytes of a row, DI the matrix, BX the
 // ids, DX their number, R8 the results, R9 the row computed, R10 the next
-// row to prefetch, R12 a row's address, R13 a byte offset into it; for
-// Cosines, R15 the norms, X4 the query's norm and X5 1.0.
+// row to prefetch, R12 a row's address, R13 a byte offset into it, K1 the
+// mask of the tail's lanes; for Cosines, R15 the norms, X4 the query's
+// norm and X5 1.0.
 
 #define LEAD_PLUS_ONE 6
 
 // PROLOGUE loads the arguments every kernel has at the same offsets (the
 // matrix at 24 is vecs, or codes for int8DotsAVX512); CX is len(q), which
-// a float32 kernel then turns into bytes.
+// a float32 kernel then turns into bytes, and K1 has the low len(q) % 16
+// bits set.
 #define PROLOGUE \
 	MOVQ q_base+0(FP), SI; \
 	MOVQ q_len+8(FP), CX; \
@@ -22,11 +28,20 @@
 	MOVQ ids_len+56(FP), DX; \
 	MOVQ out_base+72(FP), R8; \
 	XORQ R9, R9; \
-	XORQ R10, R10
+	XORQ R10, R10; \
+	MOVQ CX, R11; \
+	ANDQ $15, CX; \
+	MOVL $1, AX; \
+	SHLL CX, AX; \
+	DECL AX; \
+	KMOVW AX, K1; \
+	MOVQ R11, CX
 
 // NEXT prefetches up to row R9+5, and with each row what PF asks for
 // (R12 holds the row's id then), and points R12 at row R9, with the
-// accumulators cleared; it jumps to done when every row is computed.
+// accumulators cleared; it jumps to done when every row is computed. A
+// row that does not start on a cache line ends in one that the 64-byte
+// steps from its start miss: its last byte is prefetched too.
 #define NEXT(PF) \
 row: \
 	CMPQ R9, DX; \
@@ -47,6 +62,7 @@ lines: \
 	ADDQ $64, R13; \
 	CMPQ R13, CX; \
 	JB lines; \
+	PREFETCHT0 -1(R12)(CX*1); \
 	INCQ R10; \
 	JMP ahead; \
 compute: \
@@ -86,10 +102,18 @@ pair: \
 	MOVQ R14, R13; \
 	JMP pair; \
 single: \
-	CMPQ R13, CX; \
-	JAE sum; \
+	LEAQ 64(R13), R14; \
+	CMPQ R14, CX; \
+	JA tail; \
 	VMOVUPS (R12)(R13*1), Z2; \
 	VFMADD231PS (SI)(R13*1), Z2, Z0; \
+	MOVQ R14, R13; \
+tail: \
+	CMPQ R13, CX; \
+	JAE sum; \
+	VMOVUPS.Z (R12)(R13*1), K1, Z2; \
+	VMOVUPS.Z (SI)(R13*1), K1, Z3; \
+	VFMADD231PS Z3, Z2, Z1; \
 sum: \
 	SUM
 
@@ -146,11 +170,20 @@ pair:
 	MOVQ R14, R13
 	JMP pair
 single:
-	CMPQ R13, CX
-	JAE sum
+	LEAQ 64(R13), R14
+	CMPQ R14, CX
+	JA tail
 	VMOVUPS (R12)(R13*1), Z2
 	VSUBPS (SI)(R13*1), Z2, Z2
 	VFMADD231PS Z2, Z2, Z0
+	MOVQ R14, R13
+tail:
+	CMPQ R13, CX
+	JAE sum
+	VMOVUPS.Z (R12)(R13*1), K1, Z2
+	VMOVUPS.Z (SI)(R13*1), K1, Z3
+	VSUBPS Z3, Z2, Z2
+	VFMADD231PS Z2, Z2, Z1
 sum:
 	SUM
 	STORE
@@ -163,7 +196,8 @@ done:
 // A row is len(q) bytes (CX), each code widened to an int32 and
 // converted to a float32 before it meets the query's component (at four
 // times the code's offset); the sum is multiplied by the row's scale,
-// which NEXT prefetches with the row.
+// which NEXT prefetches with the row. The tail's codes are loaded masked
+// (AVX512BW's byte masks) before they are widened.
 TEXT ·int8DotsAVX512(SB), NOSPLIT, $0-120
 	PROLOGUE
 	MOVQ scales_base+96(FP), R15
@@ -181,11 +215,21 @@ pair:
 	MOVQ R14, R13
 	JMP pair
 single:
-	CMPQ R13, CX
-	JAE sum
+	LEAQ 16(R13), R14
+	CMPQ R14, CX
+	JA tail
 	VPMOVSXBD (R12)(R13*1), Z2
 	VCVTDQ2PS Z2, Z2
 	VFMADD231PS (SI)(R13*4), Z2, Z0
+	MOVQ R14, R13
+tail:
+	CMPQ R13, CX
+	JAE sum
+	VMOVDQU8.Z (R12)(R13*1), K1, X2
+	VPMOVSXBD X2, Z2
+	VCVTDQ2PS Z2, Z2
+	VMOVUPS.Z (SI)(R13*4), K1, Z3
+	VFMADD231PS Z3, Z2, Z1
 sum:
 	SUM
 	MOVL (BX)(R9*4), AX
