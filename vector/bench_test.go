@@ -43,7 +43,7 @@ var knnData = flag.String("knn.data", "clustered",
 // measures the same data.
 //
 // clustered is shaped like text or image embeddings: 100 clusters in a
-// latent space of 24 dimensions, mapped into 128 by a fixed random linear
+// latent space of 24 dimensions, mapped into dim (128) by a fixed random linear
 // map, plus independent noise of a tenth of the signal's scale in every
 // component. Its intrinsic dimension is about that of SIFT or GloVe
 // vectors, the data sets on which approximate indexes publish their recall
@@ -54,11 +54,11 @@ var knnData = flag.String("knn.data", "clustered",
 // neighbours of a point are barely nearer than the rest and no approximate
 // index finds them without visiting most of the set: a worst case, kept to
 // show what the exact path is for.
-var generators = map[string]func(seed uint64) func() []float32{
-	"clustered": func(seed uint64) func() []float32 {
+var generators = map[string]func(seed uint64, dim int) func() []float32{
+	"clustered": func(seed uint64, dim int) func() []float32 {
 		const latent, clusters, spread, noise = 24, 100, 0.6, 0.1
 		shape := rand.New(rand.NewPCG(7, 7)) // the same map and clusters for every seed
-		proj := make([]float64, benchDim*latent)
+		proj := make([]float64, dim*latent)
 		for i := range proj {
 			proj[i] = shape.NormFloat64() / math.Sqrt(latent)
 		}
@@ -73,7 +73,7 @@ var generators = map[string]func(seed uint64) func() []float32{
 			for j := range z {
 				z[j] = c[j] + spread*rng.NormFloat64()
 			}
-			v := make([]float32, benchDim)
+			v := make([]float32, dim)
 			for i := range v {
 				var x float64
 				for j, zj := range z {
@@ -84,10 +84,10 @@ var generators = map[string]func(seed uint64) func() []float32{
 			return v
 		}
 	},
-	"uniform": func(seed uint64) func() []float32 {
+	"uniform": func(seed uint64, dim int) func() []float32 {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		return func() []float32 {
-			v := make([]float32, benchDim)
+			v := make([]float32, dim)
 			for i := range v {
 				v[i] = rng.Float32()*2 - 1
 			}
@@ -165,7 +165,7 @@ func (d *benchData) build(tb testing.TB) error {
 	if err != nil {
 		return err
 	}
-	next := generate(1)
+	next := generate(1, benchDim)
 	var batch storage.Batch
 	for i := range benchVectors {
 		// Logical ids are version 7 UUIDs, ordered by creation time, as
@@ -193,7 +193,7 @@ func (d *benchData) build(tb testing.TB) error {
 			return err
 		}
 	}
-	nextQuery := generate(2)
+	nextQuery := generate(2, benchDim)
 	for range benchQueries {
 		d.queries = append(d.queries, nextQuery())
 	}

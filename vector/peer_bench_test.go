@@ -42,6 +42,7 @@ var (
 	peerOut     = flag.String("peer.out", "", "directory to write the data sets for a peer program to")
 	peerData    = flag.String("peer.data", "clustered,uniform", "data sets of BenchmarkPeer")
 	peerN       = flag.Int("peer.n", 100_000, "vectors per data set of BenchmarkPeer")
+	peerDim     = flag.Int("peer.dim", benchDim, "dimensions of BenchmarkPeer's vectors")
 	peerScaling = flag.Int("peer.scaling", 0, "ef of BenchmarkPeer's 1 and 2 goroutine runs (0: none)")
 	peerOnly    = flag.String("peer.filters", "none,10pct,1pct,50pct", "filters of BenchmarkPeer")
 	peerRounds  = flag.Int("peer.rounds", 1, "times BenchmarkPeer runs the queries at each ef (more samples for a profile)")
@@ -86,7 +87,7 @@ func benchPeer(b *testing.B, name string) {
 	if !ok {
 		b.Fatalf("-peer.data %q: want clustered or uniform", name)
 	}
-	set := makePeerSet(generate, *peerN)
+	set := makePeerSet(generate, *peerN, *peerDim)
 	if *peerOut != "" {
 		if err := writePeerFile(filepath.Join(*peerOut, name+".bin"), set); err != nil {
 			b.Fatal(err)
@@ -104,7 +105,7 @@ func benchPeer(b *testing.B, name string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	model, err := base.RegisterModel("peer", benchDim, vector.Cosine, 1)
+	model, err := base.RegisterModel("peer", *peerDim, vector.Cosine, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -225,15 +226,15 @@ func benchPeer(b *testing.B, name string) {
 	}
 }
 
-// makePeerSet draws n vectors and peerQueries queries with generate and
-// computes the ground truth of every filter.
-func makePeerSet(generate func(seed uint64) func() []float32, n int) peerSet {
+// makePeerSet draws n vectors of dim dimensions and peerQueries queries
+// with generate and computes the ground truth of every filter.
+func makePeerSet(generate func(seed uint64, dim int) func() []float32, n, dim int) peerSet {
 	var set peerSet
-	next := generate(1)
+	next := generate(1, dim)
 	for range n {
 		set.vecs = append(set.vecs, next())
 	}
-	nextQuery := generate(2)
+	nextQuery := generate(2, dim)
 	for range peerQueries {
 		set.queries = append(set.queries, nextQuery())
 	}
@@ -319,7 +320,7 @@ func writePeerFile(path string, set peerSet) error {
 		}
 	}
 	put([]byte("TVB1"))
-	put([]uint32{uint32(len(set.vecs)), benchDim, uint32(len(set.queries)), benchK, uint32(len(peerFilters))})
+	put([]uint32{uint32(len(set.vecs)), uint32(len(set.queries[0])), uint32(len(set.queries)), benchK, uint32(len(peerFilters))})
 	for _, v := range set.vecs {
 		put(v)
 	}
