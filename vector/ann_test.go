@@ -2,6 +2,7 @@ package vector
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -34,12 +35,13 @@ func clusteredVectors(n, dim int, seed uint64) ([][]float32, []int) {
 	return vecs, of
 }
 
-// annFixture is one tenant with vectors under a cosine model, in a store
-// whose approximate searches always walk the graph.
+// annFixture is one tenant with vectors of dim dimensions under a model
+// of metric, in a store whose approximate searches always walk the graph.
 type annFixture struct {
 	s      *Store
 	scope  storage.TenantScope
 	metric Metric
+	dim    int
 	ids    []uuid.UUID
 	vecs   [][]float32
 	of     []int
@@ -47,11 +49,21 @@ type annFixture struct {
 
 func newANNFixture(t testing.TB, e storage.Engine, n int, metric Metric) *annFixture {
 	t.Helper()
-	f := &annFixture{s: NewWithOptions(e, Options{ExactBelow: -1}), scope: storagetest.TenantScope(t), metric: metric}
+	return newANNFixtureOf(t, e, n, metric, 16)
+}
+
+// fixtureDims are the dimensions the approximate tests run at: a multiple
+// of the kernels' 16 lanes, and one with a tail of 5 (which the kernels
+// load masked).
+var fixtureDims = []int{16, 21}
+
+func newANNFixtureOf(t testing.TB, e storage.Engine, n int, metric Metric, dim int) *annFixture {
+	t.Helper()
+	f := &annFixture{s: NewWithOptions(e, Options{ExactBelow: -1}), scope: storagetest.TenantScope(t), metric: metric, dim: dim}
 	ids := rand.NewChaCha8([32]byte{1}) // ids fix the load order, so the graph is the same every run
 	t.Cleanup(func() { _ = f.s.Close() })
-	m := mustRegister(t, f.s, "ann", 16, metric)
-	f.vecs, f.of = clusteredVectors(n, 16, 1)
+	m := mustRegister(t, f.s, "ann", dim, metric)
+	f.vecs, f.of = clusteredVectors(n, dim, 1)
 	var b storage.Batch
 	for _, v := range f.vecs {
 		id, err := uuid.NewRandomFromReader(ids)
@@ -156,16 +168,18 @@ func TestApproximateRecall(t *testing.T) {
 		metric Metric
 		floor  float64
 	}{{Cosine, 0.95}, {Dot, 0.7}, {L2, 0.95}} {
-		t.Run(c.metric.String(), func(t *testing.T) { testApproximateRecall(t, c.metric, c.floor) })
+		for _, dim := range fixtureDims {
+			t.Run(fmt.Sprintf("%s/dim=%d", c.metric, dim), func(t *testing.T) { testApproximateRecall(t, c.metric, c.floor, dim) })
+		}
 	}
 }
 
-func testApproximateRecall(t *testing.T, metric Metric, floor float64) {
-	f := newANNFixture(t, storage.NewMemoryEngine(), 3000, metric)
+func testApproximateRecall(t *testing.T, metric Metric, floor float64, dim int) {
+	f := newANNFixtureOf(t, storage.NewMemoryEngine(), 3000, metric, dim)
 	if err := f.s.Warm(f.scope, "ann"); err != nil {
 		t.Fatal(err)
 	}
-	queries, _ := clusteredVectors(50, 16, 2)
+	queries, _ := clusteredVectors(50, dim, 2)
 	tenth, cluster := &Filter{}, &Filter{}
 	for i, id := range f.ids {
 		if i%10 == 3 {
@@ -208,7 +222,7 @@ func (f *annFixture) setQuantized(t *testing.T, on bool) {
 	ix := f.s.mem.existing(indexKey{scope: f.scope, model: storage.ModelIDOf("ann")})
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	a := ix.mats[16].ann
+	a := ix.mats[f.dim].ann
 	if len(a.scales) != a.graph.Len() {
 		t.Fatalf("%d codes for a graph of %d", len(a.scales), a.graph.Len())
 	}
@@ -223,41 +237,45 @@ func (f *annFixture) setQuantized(t *testing.T, on bool) {
 // measure the codes first, still give the store's answer.
 func TestApproximateExtremeRows(t *testing.T) {
 	for _, metric := range []Metric{Cosine, Dot, L2} {
-		t.Run(metric.String(), func(t *testing.T) {
-			f := newANNFixture(t, storage.NewMemoryEngine(), 600, metric)
-			var b storage.Batch
-			m, err := f.s.Model("ann")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, scale := range []float32{0, 1e-30, 1e-38, 1e18, 1e38} {
-				if scale == 0 && metric == Cosine {
-					continue // a zero vector is no direction: Stage refuses it
-				}
-				for j := range 20 {
-					v := make([]float32, 16)
-					for c := range v {
-						v[c] = scale * float32((i+j+c)%7-3)
-					}
-					id := uuid.New()
-					if err := f.s.Stage(&b, f.scope, m, id, 1, 10, v); err != nil {
-						t.Fatal(err)
-					}
-					f.ids, f.vecs = append(f.ids, id), append(f.vecs, v)
-				}
-			}
-			if err := f.s.Write(&b); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.s.Warm(f.scope, "ann"); err != nil {
-				t.Fatal(err)
-			}
-			queries, _ := clusteredVectors(20, 16, 3)
-			queries = append(queries, f.vecs[600:]...)
-			f.recallAgainstExact(t, queries, nil)
-			f.exactMatchesStore(t, queries)
-		})
+		for _, dim := range fixtureDims {
+			t.Run(fmt.Sprintf("%s/dim=%d", metric, dim), func(t *testing.T) { testApproximateExtremeRows(t, metric, dim) })
+		}
 	}
+}
+
+func testApproximateExtremeRows(t *testing.T, metric Metric, dim int) {
+	f := newANNFixtureOf(t, storage.NewMemoryEngine(), 600, metric, dim)
+	var b storage.Batch
+	m, err := f.s.Model("ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, scale := range []float32{0, 1e-30, 1e-38, 1e18, 1e38} {
+		if scale == 0 && metric == Cosine {
+			continue // a zero vector is no direction: Stage refuses it
+		}
+		for j := range 20 {
+			v := make([]float32, dim)
+			for c := range v {
+				v[c] = scale * float32((i+j+c)%7-3)
+			}
+			id := uuid.New()
+			if err := f.s.Stage(&b, f.scope, m, id, 1, 10, v); err != nil {
+				t.Fatal(err)
+			}
+			f.ids, f.vecs = append(f.ids, id), append(f.vecs, v)
+		}
+	}
+	if err := f.s.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.Warm(f.scope, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	queries, _ := clusteredVectors(20, dim, 3)
+	queries = append(queries, f.vecs[600:]...)
+	f.recallAgainstExact(t, queries, nil)
+	f.exactMatchesStore(t, queries)
 }
 
 // TestApproximateBeforeGraph: the first approximate search of a tenant
