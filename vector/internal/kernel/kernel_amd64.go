@@ -8,8 +8,8 @@ import "golang.org/x/sys/cpu"
 // Xeon Phi has all three.
 var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 
-// The AVX-512 kernels (kernel_amd64.s). len(q) is a positive multiple of
-// 16, every row ids[i] lies in vecs, and len(out) == len(ids).
+// The AVX-512 kernels (kernel_amd64.s). len(q) is positive, every row
+// ids[i] lies in vecs, and len(out) == len(ids).
 //
 //go:noescape
 func dotsAVX512(q, vecs []float32, ids []uint32, out []float32)
