@@ -11,8 +11,8 @@
 // together (Query.Distances), so that the caller can have their vectors
 // fetched in parallel before it computes. So one matrix serves the exact scan and
 // the graph, and the graph costs only its links: 4·2M bytes a node on
-// level 0, about 4·(M+1)/(M-1) more for the upper levels and 6 of
-// bookkeeping, 140 bytes at M = 16.
+// level 0, about 4·(M+1)/(M-1) more for the upper levels and 9 of
+// bookkeeping, 142 bytes at M = 16.
 //
 // # Filters and deletions
 //
@@ -31,9 +31,19 @@
 //
 // # Concurrency
 //
-// A Graph is not safe for concurrent mutation. Add needs exclusive
-// access; any number of Search calls may run together while no Add
-// does (a sync.RWMutex of the caller is the intended guard).
+// One goroutine at a time may Add. Searches run beside it on a View, the
+// graph as Graph.Snapshot found it (the caller takes the snapshot where
+// no Add runs, and publishes it, as telha.dev/vector does through an
+// atomic pointer). A View's nodes and levels are fixed; its link lists are
+// the graph's own, which Add goes on rewriting: every count and link word
+// is stored and loaded atomically, a link to a node the View does not hold
+// is skipped, and a list read while Add rewrites it may mix its old and
+// new links, each of them a real link of the graph at some moment. That
+// changes which nodes a walk reaches, as a search that began an instant
+// later would, never whether it is safe; hnswlib's searches see the same,
+// one per-node lock at a time. A View stays valid however far the graph
+// grows: when Add outgrows an array it moves to a new one, and the View
+// keeps reading the old, which no longer changes.
 //
 // # Why not a library
 //

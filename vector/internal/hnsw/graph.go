@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"telha.dev/vector/internal/kernel"
 )
@@ -57,25 +58,34 @@ type Result struct {
 	Distance float32
 }
 
-// Graph is an HNSW graph over the ids 0 … Len()-1.
+// Graph is an HNSW graph over the ids 0 … Len()-1. One goroutine at a
+// time may Add; searches run beside it on Snapshots (see the package
+// documentation's Concurrency).
 type Graph struct {
-	m, m0, efc int
-	ml         float64
-	rng        *rand.Rand
+	View // the graph as Add grows it
+	efc  int
+	ml   float64
+	rng  *rand.Rand
+}
+
+// View is a graph as of a Snapshot: its nodes and their levels, with the
+// links each node has whenever a search reads them. Flat arrays without
+// pointers keep the graph out of the garbage collector's way.
+type View struct {
+	m, m0 int
 
 	entry uint32
 	top   int // level of entry; -1 while the graph is empty
 
 	levels []uint8  // level of each node
-	count0 []uint8  // links of each node on level 0
+	count0 []uint32 // links of each node on level 0
 	links0 []uint32 // m0 link slots per node on level 0
 	// Levels 1…level of a node are (m+1) words each, [count, links…], from
-	// upperAt[node] on in upper. Flat arrays without pointers keep the
-	// graph out of the garbage collector's way.
+	// upperAt[node] on in upper.
 	upperAt []uint32
 	upper   []uint32
 
-	scratch sync.Pool // *walk
+	scratch *sync.Pool // *walk, shared by the graph and its snapshots
 }
 
 // New returns an empty graph.
@@ -88,19 +98,26 @@ func New(c Config) *Graph {
 		c.EfConstruction = DefaultEfConstruction
 	}
 	return &Graph{
-		m: c.M, m0: 2 * c.M, efc: max(c.EfConstruction, c.M),
-		ml:  1 / math.Log(float64(max(c.M, 2))),
-		rng: rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15)),
-		top: -1,
+		View: View{m: c.M, m0: 2 * c.M, top: -1, scratch: new(sync.Pool)},
+		efc:  max(c.EfConstruction, c.M),
+		ml:   1 / math.Log(float64(max(c.M, 2))),
+		rng:  rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15)),
 	}
 }
 
+// Snapshot returns the graph as it is now, for searches that run while
+// later Adds go on. It must not run beside an Add.
+func (g *Graph) Snapshot() *View {
+	v := g.View
+	return &v
+}
+
 // Len returns the number of nodes.
-func (g *Graph) Len() int { return len(g.levels) }
+func (v *View) Len() int { return len(v.levels) }
 
 // Bytes returns the memory the graph's links hold.
-func (g *Graph) Bytes() int64 {
-	return int64(cap(g.levels)+cap(g.count0)) + 4*int64(cap(g.links0)+cap(g.upperAt)+cap(g.upper))
+func (v *View) Bytes() int64 {
+	return int64(cap(v.levels)) + 4*int64(cap(v.count0)+cap(v.links0)+cap(v.upperAt)+cap(v.upper))
 }
 
 // drawLevel draws a node's level: floor(-ln(u)·ml), the geometric
@@ -110,49 +127,65 @@ func (g *Graph) drawLevel() int {
 	return min(int(-math.Log(u)*g.ml), maxLevel)
 }
 
-// links returns the links of id on level l.
-func (g *Graph) links(id uint32, l int) []uint32 {
+// words returns the count word and the link words of id on level l.
+func (v *View) words(id uint32, l int) (count *uint32, links []uint32) {
 	if l == 0 {
-		at := int(id) * g.m0
-		return g.links0[at : at+int(g.count0[id])]
+		at := int(id) * v.m0
+		return &v.count0[id], v.links0[at : at+v.m0]
 	}
-	block := g.block(id, l)
-	return block[1 : 1+block[0]]
+	block := v.block(id, l)
+	return &block[0], block[1:]
+}
+
+// links returns the links of id on level l, as Add reads them: it is the
+// one writer, so its own reads need not be atomic.
+func (g *Graph) links(id uint32, l int) []uint32 {
+	count, words := g.words(id, l)
+	return words[:*count]
+}
+
+// loadLinks appends to dst the links of id on level l that lead to nodes
+// of v. Each word is loaded atomically, since an Add may be storing it:
+// the list read may mix the links it had and the links it gets, which
+// changes where a walk goes, never whether it is safe, and a link to a
+// node added after the snapshot is left out.
+func (v *View) loadLinks(dst []uint32, id uint32, l int) []uint32 {
+	count, words := v.words(id, l)
+	for i := range min(int(atomic.LoadUint32(count)), len(words)) {
+		if to := atomic.LoadUint32(&words[i]); int(to) < len(v.levels) {
+			dst = append(dst, to)
+		}
+	}
+	return dst
 }
 
 // prefetchLinks asks the CPU for the links of id on level l, which a walk
 // is about to read: a random read of the link arrays, whose miss would
 // otherwise stall the walk when it comes to them. It reads no count, so
 // the request itself waits for nothing.
-func (g *Graph) prefetchLinks(id uint32, l int) {
+func (v *View) prefetchLinks(id uint32, l int) {
 	if l == 0 {
-		at := int(id) * g.m0
-		kernel.Prefetch(g.links0[at : at+g.m0])
+		at := int(id) * v.m0
+		kernel.Prefetch(v.links0[at : at+v.m0])
 		return
 	}
-	kernel.Prefetch(g.block(id, l))
+	kernel.Prefetch(v.block(id, l))
 }
 
 // block returns the words of id on level l ≥ 1: [count, links…].
-func (g *Graph) block(id uint32, l int) []uint32 {
-	at := int(g.upperAt[id]) + (l-1)*(g.m+1)
-	return g.upper[at : at+g.m+1]
+func (v *View) block(id uint32, l int) []uint32 {
+	at := int(v.upperAt[id]) + (l-1)*(v.m+1)
+	return v.upper[at : at+v.m+1]
 }
 
-// setLinks replaces the links of id on level l.
+// setLinks replaces the links of id on level l. The words are stored
+// atomically, for the searches that read them meanwhile.
 func (g *Graph) setLinks(id uint32, l int, to []item) {
-	var dst []uint32
-	if l == 0 {
-		g.count0[id] = uint8(len(to))
-		dst = g.links0[int(id)*g.m0:]
-	} else {
-		block := g.block(id, l)
-		block[0] = uint32(len(to))
-		dst = block[1:]
-	}
+	count, dst := g.words(id, l)
 	for i, it := range to {
-		dst[i] = it.node()
+		atomic.StoreUint32(&dst[i], it.node())
 	}
+	atomic.StoreUint32(count, uint32(len(to)))
 }
 
 // capacity is the number of links a node keeps on level l.
@@ -212,14 +245,11 @@ func (g *Graph) Add(s Space) uint32 {
 func (g *Graph) backLink(s Space, w *walk, from uint32, to item, l int) {
 	have := g.links(from, l)
 	if len(have) < g.capacity(l) {
-		if l == 0 {
-			g.links0[int(from)*g.m0+len(have)] = to.node()
-			g.count0[from]++
-		} else {
-			block := g.block(from, l)
-			block[1+block[0]] = to.node()
-			block[0]++
-		}
+		// The link before the count, so that a search that reads the new
+		// count reads the link.
+		count, dst := g.words(from, l)
+		atomic.StoreUint32(&dst[len(have)], to.node())
+		atomic.StoreUint32(count, uint32(len(have)+1))
 		return
 	}
 	cands := append(w.prune[:0], to)

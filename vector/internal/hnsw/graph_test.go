@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -276,5 +278,63 @@ func TestQuerySpaceBuildsTheSameGraph(t *testing.T) {
 		if !slices.Equal(a, b) {
 			t.Fatalf("plain and batched builds answer differently:\n%v\n%v", a, b)
 		}
+	}
+}
+
+// TestSearchBesideAdd runs searches on published snapshots while one
+// goroutine adds nodes, as telha.dev/vector does (run it with -race).
+// Every answer holds nodes of its snapshot only, nearest first with the
+// distances the space gives, and once the adds are done a snapshot
+// reaches the recall a graph built alone does.
+func TestSearchBesideAdd(t *testing.T) {
+	const n, dim, k = 1200, 16, 10
+	p := randomPoints(n, dim, 7)
+	queries := randomPoints(40, dim, 8)
+	g := New(Config{Seed: 3})
+	var published atomic.Pointer[View]
+	published.Store(g.Snapshot())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range p {
+			g.Add(p)
+			published.Store(g.Snapshot())
+		}
+	}()
+	var wg sync.WaitGroup
+	for r := range 2 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				v := published.Load()
+				q := queries[(i+r)%len(queries)]
+				got := v.Search(func(id uint32) float32 { return l2(q, p[id]) }, k, 32, nil)
+				for j, res := range got {
+					if int(res.ID) >= v.Len() {
+						t.Errorf("answer holds node %d of a snapshot of %d", res.ID, v.Len())
+					}
+					if res.Distance != l2(q, p[res.ID]) {
+						t.Errorf("node %d: distance %v, want %v", res.ID, res.Distance, l2(q, p[res.ID]))
+					}
+					if j > 0 && compare(newItem(got[j-1].Distance, got[j-1].ID), newItem(res.Distance, res.ID)) > 0 {
+						t.Errorf("answer out of order at %d: %v", j, got)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	v := published.Load()
+	hits := 0
+	for _, q := range queries {
+		got := v.Search(func(id uint32) float32 { return l2(q, p[id]) }, k, 64, nil)
+		hits += overlap(got, exact(p, q, k, nil))
+	}
+	if recall := float64(hits) / float64(k*len(queries)); recall < 0.95 {
+		t.Errorf("recall@%d after the adds = %.3f, want at least 0.95", k, recall)
 	}
 }

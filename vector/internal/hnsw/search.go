@@ -43,6 +43,8 @@ type walk struct {
 	kept     []item
 	batch    []uint32  // the nodes measured together
 	dists    []float32 // their distances
+	links    []uint32  // the links of the node explored
+	hop      []uint32  // the links of one of its links, on a second hop
 
 	// the walk in progress
 	ef    int
@@ -50,8 +52,8 @@ type walk struct {
 	allow func(uint32) bool
 }
 
-func (g *Graph) walk() *walk {
-	w, _ := g.scratch.Get().(*walk)
+func (v *View) walk() *walk {
+	w, _ := v.scratch.Get().(*walk)
 	if w == nil {
 		w = new(walk)
 	}
@@ -95,24 +97,24 @@ type Filter struct {
 // measures, nearest first (ties by id). ef (raised to k) is the width of
 // the walk on level 0: wider finds more of the true nearest, more slowly.
 // allow filters during the walk; nil allows every node.
-func (g *Graph) Search(query func(id uint32) float32, k, ef int, allow func(id uint32) bool) []Result {
-	return g.SearchQuery(QueryFunc(query), k, ef, Filter{Allow: allow}, nil)
+func (v *View) Search(query func(id uint32) float32, k, ef int, allow func(id uint32) bool) []Result {
+	return v.SearchQuery(QueryFunc(query), k, ef, Filter{Allow: allow}, nil)
 }
 
 // SearchQuery is Search with a Query and a Filter, appending the answer
 // to dst (a search that reuses dst allocates nothing).
-func (g *Graph) SearchQuery(q Query, k, ef int, f Filter, dst []Result) []Result {
-	if g.top < 0 || k < 1 {
+func (v *View) SearchQuery(q Query, k, ef int, f Filter, dst []Result) []Result {
+	if v.top < 0 || k < 1 {
 		return dst
 	}
-	w := g.walk()
-	defer g.scratch.Put(w)
-	ep := newItem(w.measureOne(q, g.entry), g.entry)
-	for l := g.top; l > 0; l-- {
-		ep = g.greedy(w, ep, q, l)
+	w := v.walk()
+	defer v.scratch.Put(w)
+	ep := newItem(w.measureOne(q, v.entry), v.entry)
+	for l := v.top; l > 0; l-- {
+		ep = v.greedy(w, ep, q, l)
 	}
 	w.entries = append(w.entries[:0], ep)
-	w.found = g.searchLevel(w, w.entries, q, max(ef, k), 0, f, w.found[:0])
+	w.found = v.searchLevel(w, w.entries, q, max(ef, k), 0, f, w.found[:0])
 	for _, it := range w.found[:min(k, len(w.found))] {
 		dst = append(dst, Result{ID: it.node(), Distance: it.dist()})
 	}
@@ -120,10 +122,10 @@ func (g *Graph) SearchQuery(q Query, k, ef int, f Filter, dst []Result) []Result
 }
 
 // greedy walks level l from ep to a local minimum of q.
-func (g *Graph) greedy(w *walk, ep item, q Query, l int) item {
+func (v *View) greedy(w *walk, ep item, q Query, l int) item {
 	for moved := true; moved; {
 		moved = false
-		w.batch = append(w.batch[:0], g.links(ep.node(), l)...)
+		w.batch = v.loadLinks(w.batch[:0], ep.node(), l)
 		d := w.measure(q)
 		for i, n := range w.batch {
 			if it := newItem(d[i], n); it.before(ep) {
@@ -149,9 +151,9 @@ func (g *Graph) greedy(w *walk, ep item, q Query, l int) item {
 // (2M)² nodes) keeps the allowed nodes connected down to a selectivity of
 // about 1/2M. The entry points are explored whether allowed or not. A
 // dense filter (Filter.Dense) is applied to the results only.
-func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filter, dst []item) []item {
+func (v *View) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filter, dst []item) []item {
 	allow := f.Allow
-	w.seen.reset(g.Len())
+	w.seen.reset(v.Len())
 	w.frontier = w.frontier[:0]
 	w.results.reset()
 	w.ef, w.query, w.allow = ef, q, allow
@@ -170,9 +172,10 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 			// The node explored next, unless c's links bring a nearer
 			// one: its links, a random read, arrive while c's are
 			// measured.
-			g.prefetchLinks(w.frontier.root().node(), l)
+			v.prefetchLinks(w.frontier.root().node(), l)
 		}
-		links := g.links(c.node(), l)
+		w.links = v.loadLinks(w.links[:0], c.node(), l)
+		links := w.links
 		w.batch = w.batch[:0]
 		if allow == nil || f.Dense {
 			for _, n := range links {
@@ -189,7 +192,7 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 				if !allow(n) {
 					// The second loop may read its links: ask for
 					// them now, so that those misses overlap.
-					g.prefetchLinks(n, l)
+					v.prefetchLinks(n, l)
 				} else if budget > 0 && w.seen.visit(n) {
 					w.batch = append(w.batch, n)
 					budget--
@@ -202,7 +205,8 @@ func (g *Graph) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filte
 				if allow(n) || !w.seen.visit(n) {
 					continue
 				}
-				for _, n2 := range g.links(n, l) {
+				w.hop = v.loadLinks(w.hop[:0], n, l)
+				for _, n2 := range w.hop {
 					if budget > 0 && allow(n2) && w.seen.visit(n2) {
 						w.batch = append(w.batch, n2)
 						budget--
