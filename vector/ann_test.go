@@ -221,7 +221,7 @@ func (f *annFixture) setQuantized(t *testing.T, on bool) {
 	t.Helper()
 	ix := f.s.mem.existing(indexKey{scope: f.scope, model: storage.ModelIDOf("ann")})
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	defer ix.unlock()
 	a := ix.mats[f.dim].ann
 	if len(a.scales) != a.graph.Len() {
 		t.Fatalf("%d codes for a graph of %d", len(a.scales), a.graph.Len())
@@ -298,10 +298,8 @@ func TestApproximateBeforeGraph(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix := f.s.mem.existing(indexKey{scope: f.scope, model: storage.ModelIDOf("ann")})
-		ix.mu.RLock()
-		mx := ix.mats[16]
+		mx := ix.view.Load().mats[16]
 		built := mx.ann != nil && mx.ann.graph.Len() == mx.slots()
-		ix.mu.RUnlock()
 		if !built {
 			t.Fatal("Warm returned before the graph held every vector")
 		}

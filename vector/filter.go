@@ -17,7 +17,7 @@ type filterSlots struct {
 }
 
 // filter returns the live slots of mx that hold the vectors of f's ids,
-// and their number. Must hold the index for reading.
+// and their number. mx is a snapshot (matrix.snapshot).
 func (mx *matrix) filter(f *Filter) (bitset, int) {
 	if c := f.slots.Load(); c != nil && c.mx == mx.id && c.epoch == mx.epoch && c.ids == len(f.IDs) {
 		return c.set, c.n

@@ -25,12 +25,15 @@ import (
 // (newest): as of such a time every node's visible version is its head.
 // Older times are read from the store.
 //
-// mu guards everything below it. Searches hold it for reading; loading,
-// applying writes and inserting into the graph hold it for writing.
+// Searches take no lock: they read the view that the index's writers
+// (loading, applying writes, the graph builder) publish as they release
+// mu, which guards everything below it.
 type index struct {
 	key indexKey
 
-	mu      sync.RWMutex
+	view atomic.Pointer[view] // nil while not loaded, and once dropped
+
+	mu      sync.Mutex
 	loaded  bool
 	dropped bool // taken out of the Store (wipe, close): look the index up again
 	mats    map[int]*matrix
@@ -45,6 +48,38 @@ type index struct {
 	// validated is 1 + the engine's write stamp read before the last
 	// memory.validate that found the index current, 0 before any.
 	validated atomic.Uint64
+}
+
+// view is an index as a writer last left it, which searches read without
+// a lock and never change: its matrices are snapshots (matrix.snapshot).
+// A search so sees one state of the index from start to end, however
+// long it walks: a node that a write moves to a new slot is at its old
+// slot or at its new one, never at both or at neither.
+type view struct {
+	newest AsOf
+	seq    uint64 // index.seq
+	tombs  int    // len(index.tombs)
+	mats   map[int]*matrix
+}
+
+// publish makes the state of the index the view that searches read:
+// writers call it before they release mu (unlock), whatever they changed.
+func (ix *index) publish() {
+	if !ix.loaded || ix.dropped {
+		ix.view.Store(nil)
+		return
+	}
+	v := &view{newest: ix.newest, seq: ix.seq, tombs: len(ix.tombs), mats: make(map[int]*matrix, len(ix.mats))}
+	for dim, mx := range ix.mats {
+		v.mats[dim] = mx.snapshot()
+	}
+	ix.view.Store(v)
+}
+
+// unlock publishes the index's state and releases mu.
+func (ix *index) unlock() {
+	ix.publish()
+	ix.mu.Unlock()
 }
 
 // indexKey names an index: a tenant and a model.
@@ -87,7 +122,7 @@ func (ix *index) wrote(seq uint64) {
 // row of each (node, model) is its head. The rows are borrowed
 // (storage.ScanView): DecodeVector returns values and decodeValue decodes
 // into buf, which setHead copies into the matrix, so nothing of a row
-// outlives its iteration. Must hold mu for writing.
+// outlives its iteration. Must hold mu.
 func (ix *index) load(r storage.Reader) error {
 	ix.reset()
 	ix.mats = make(map[int]*matrix)
@@ -123,13 +158,13 @@ func (ix *index) load(r storage.Reader) error {
 	return nil
 }
 
-// serves reports whether the index answers a query as of at: whether at
+// serves reports whether the view answers a query as of at: whether at
 // is at or after every head it has held. A head is the latest of its
 // node's rows in key order, so as of such a time it is the visible
 // version, whatever the node's other rows; newest never goes back (a head
 // replaced by an older row, when a row is erased, only makes it cautious).
-func (ix *index) serves(at AsOf) bool {
-	return at.Valid >= ix.newest.Valid && at.Tx >= ix.newest.Tx
+func (v *view) serves(at AsOf) bool {
+	return at.Valid >= v.newest.Valid && at.Tx >= v.newest.Tx
 }
 
 // head returns the head of node: its version, and if it is live, its
@@ -196,7 +231,7 @@ func (ix *index) compact(mx *matrix) {
 // an earlier version changes nothing. Anything else (a put at the head's
 // own key, which concurrent writers may have written in either order, or
 // a delete of a row) is settled by reading the node's history back from
-// the engine, the one arbiter of order. Must hold mu for writing.
+// the engine, the one arbiter of order. Must hold mu.
 func (ix *index) apply(r storage.Reader, m storage.Mutation, p storage.VectorParts) error {
 	ver := version{p.ValidStart, p.TxStart}
 	h, _, _, ok := ix.head(p.Node)
@@ -235,18 +270,18 @@ func (ix *index) reread(r storage.Reader, node uuid.UUID) error {
 	return nil
 }
 
-// search answers q from the index, which the caller holds for reading,
-// with the search options of opts, appending the hits to dst, and reports
-// false if the index does not read as of q.At. An approximate search of a
-// matrix without a graph under q's metric is answered exactly and returns
-// the matrix, whose graph the caller should start.
-func (ix *index) search(dst []Hit, m Model, q Query, opts *Options) (hits []Hit, ok bool, graphless *matrix) {
-	if !ix.serves(q.At) {
+// search answers q from the view with the search options of opts,
+// appending the hits to dst, and reports false if the view does not read
+// as of q.At. An approximate search of a matrix without a graph under q's
+// metric is answered exactly and returns the matrix, whose graph the
+// caller should start (index.wantGraph).
+func (v *view) search(dst []Hit, m Model, q Query, opts *Options) (hits []Hit, ok bool, graphless *matrix) {
+	if !v.serves(q.At) {
 		return nil, false, nil
 	}
 	p := newProbe(m.Metric, q.Vector)
 	k := newKNN(m.Metric, q.Vector, p.qnorm, q.K, dst)
-	mx := ix.mats[m.Dimension]
+	mx := v.mats[m.Dimension]
 	if mx == nil {
 		return k.result(), true, nil
 	}
@@ -267,15 +302,19 @@ func (ix *index) search(dst []Hit, m Model, q Query, opts *Options) (hits []Hit,
 	return k.result(), true, graphless
 }
 
-// wantGraph gives mx a graph of shape cfg under metric, if it is still a
-// matrix of the index and has none under that metric.
-func (ix *index) wantGraph(mx *matrix, metric Metric, cfg hnsw.Config) {
+// wantGraph gives the matrix of the index that mx is a snapshot of a
+// graph of shape cfg under metric, if it is still a matrix of the index
+// and has none under that metric. It returns that matrix and its graph,
+// nil if it is gone.
+func (ix *index) wantGraph(mx *matrix, metric Metric, cfg hnsw.Config) (*matrix, *ann) {
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.dropped || !ix.loaded || ix.mats[mx.dim] != mx {
-		return
+	defer ix.unlock()
+	cur := ix.mats[mx.dim]
+	if ix.dropped || !ix.loaded || cur == nil || cur.id != mx.id {
+		return nil, nil
 	}
-	if mx.ann == nil || mx.ann.metric != metric {
-		ix.startGraph(mx, metric, cfg)
+	if cur.ann == nil || cur.ann.metric != metric {
+		ix.startGraph(cur, metric, cfg)
 	}
+	return cur, cur.ann
 }

@@ -28,7 +28,10 @@ type matrix struct {
 	times []version   // the version each slot holds
 	live  bitset      // slots that are a node's current vector
 	nlive int
-	where slotTable // the live slot of each node
+	// liveShared says that a snapshot shares live: it is copied before
+	// its next change (ownLive).
+	liveShared bool
+	where      slotTable // the slots of each node, its dead ones too
 	// epoch counts the changes of the live slots (add, kill), so that a
 	// translation of a filter's ids into slots knows when it is stale.
 	epoch uint64
@@ -50,9 +53,13 @@ func (v version) after(o version) bool {
 // the slots below graph.Len(); later slots (the tail) are searched
 // exactly until the builder has inserted them.
 type ann struct {
-	metric   Metric
-	cfg      hnsw.Config
-	graph    *hnsw.Graph
+	metric Metric
+	cfg    hnsw.Config
+	// build is the graph the builder grows, nil in a snapshot; graph is
+	// what searches walk: &build.View in the writer's ann, a snapshot of
+	// it in a snapshot's.
+	build    *hnsw.Graph
+	graph    *hnsw.View
 	building bool // a builder goroutine is running
 	// Where the kernel takes them faster (quantized), codes and scales
 	// hold the int8 copy of the rows the graph holds, which the search
@@ -67,7 +74,14 @@ func (a *ann) add(mx *matrix) {
 	if a.quantized {
 		a.quantize(mx, uint32(a.graph.Len()))
 	}
-	a.graph.Add(space{mx: mx, metric: a.metric})
+	a.build.Add(space{mx: mx, metric: a.metric})
+}
+
+// snapshot returns a as it is now, for a snapshot of its matrix.
+func (a *ann) snapshot() *ann {
+	s := *a
+	s.build, s.graph = nil, a.build.Snapshot()
+	return &s
 }
 
 // bytes returns the memory a holds.
@@ -79,6 +93,32 @@ func (a *ann) bytes() int64 {
 var matrixIDs atomic.Uint64
 
 func newMatrix(dim int) *matrix { return &matrix{id: matrixIDs.Add(1), dim: dim} }
+
+// snapshot returns mx as it is now, for searches that run while the
+// writer goes on changing mx (index.publish): a copy of its headers that
+// shares its arrays. What the writer does next leaves the copy's state
+// alone. Rows, norms, nodes, times and codes are only appended, past the
+// copy's length; the slot table only gains buckets, which the copy's find
+// passes over; the graph's links are words read atomically (hnsw.View);
+// and live, the one array changed in place, is copied before its next
+// change. Must hold the index's lock.
+func (mx *matrix) snapshot() *matrix {
+	s := *mx
+	mx.liveShared = true
+	if mx.ann != nil {
+		s.ann = mx.ann.snapshot()
+	}
+	return &s
+}
+
+// ownLive makes live the writer's own before a change, if a snapshot
+// shares it: a copy of n/8 bytes once per publication that changes it.
+func (mx *matrix) ownLive() {
+	if mx.liveShared {
+		mx.live = append(make(bitset, 0, len(mx.live)+1), mx.live...)
+		mx.liveShared = false
+	}
+}
 
 func (mx *matrix) slots() int { return len(mx.nodes) }
 
@@ -95,11 +135,12 @@ func (mx *matrix) add(node uuid.UUID, ver version, v []float32) {
 	mx.norms = append(mx.norms, norm(v))
 	mx.nodes = append(mx.nodes, node)
 	mx.times = append(mx.times, ver)
+	mx.ownLive()
 	mx.live.grow(len(mx.nodes))
+	mx.where.insert(mx.nodes, mx.live, slot)
 	mx.live.set(slot)
 	mx.nlive++
 	mx.epoch++
-	mx.where.insert(mx.nodes, slot)
 }
 
 // trim gives back the room that appending left at the end of the arrays,
@@ -112,11 +153,13 @@ func (mx *matrix) trim() {
 }
 
 // find returns the live slot of node.
-func (mx *matrix) find(node uuid.UUID) (uint32, bool) { return mx.where.find(mx.nodes, node) }
+func (mx *matrix) find(node uuid.UUID) (uint32, bool) {
+	return mx.where.find(mx.nodes, mx.live, node)
+}
 
 // kill marks the live slot as no longer current.
 func (mx *matrix) kill(slot uint32) {
-	mx.where.remove(mx.nodes, slot)
+	mx.ownLive()
 	mx.live.unset(slot)
 	mx.nlive--
 	mx.epoch++

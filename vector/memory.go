@@ -17,9 +17,9 @@ import (
 // rows Stage added to batches that no Store has yet seen written.
 //
 // Lock order: memory.mu is innermost. Code may take it while holding an
-// index's mu, never the reverse. A search takes no exclusive lock: it
-// finds its index in indexes, a sync.Map whose reads share nothing, and
-// holds the index's mu for reading only.
+// index's mu, never the reverse. A search takes neither: it finds its
+// index in indexes, a sync.Map whose reads share nothing, and reads the
+// index's published view.
 type memory struct {
 	eng    storage.Engine
 	refs   int    // Stores attached; guarded by shared.mu
@@ -111,30 +111,26 @@ func (mem *memory) all() []*index {
 }
 
 // acquire returns the index of key loaded from r, its staged rows
-// settled, with its mu held for reading: release it with RUnlock. It
-// validates the index against the store first (validate).
-func (mem *memory) acquire(r storage.Reader, key indexKey) (*index, error) {
+// settled, and the view of it to search. It validates the index against
+// the store first (validate).
+func (mem *memory) acquire(r storage.Reader, key indexKey) (*index, *view, error) {
 	if err := mem.validate(key); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for {
 		ix, err := mem.lookup(key)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		ix.mu.RLock()
-		if !ix.dropped && ix.loaded && !mem.hasStaged(key) {
-			return ix, nil
+		if v := ix.view.Load(); v != nil && !mem.hasStaged(key) {
+			return ix, v, nil
 		}
-		ix.mu.RUnlock()
 		if err := mem.prepare(r, ix); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		ix.mu.RLock()
-		if !ix.dropped && ix.loaded {
-			return ix, nil
+		if v := ix.view.Load(); v != nil {
+			return ix, v, nil
 		}
-		ix.mu.RUnlock()
 	}
 }
 
@@ -168,13 +164,11 @@ func (mem *memory) validate(key indexKey) error {
 	}
 	seq := cs.Vectors(key.model)
 	mem.knowSequence(key, seq)
-	// The read lock decides the common case, an index that holds every
-	// write, without stopping the searches running on it.
-	ix.mu.RLock()
-	held := ix.loaded && !ix.dropped
-	current := held && ix.seq == seq.Value()
-	stale := held && !current
-	ix.mu.RUnlock()
+	// The view decides the common case, an index that holds every write,
+	// without a lock.
+	v := ix.view.Load()
+	current := v != nil && v.seq == seq.Value()
+	stale := v != nil && !current
 	if current && stamped {
 		ix.validated.Store(stamp + 1)
 	}
@@ -182,7 +176,7 @@ func (mem *memory) validate(key indexKey) error {
 		return nil
 	}
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	defer ix.unlock()
 	if ix.loaded && !ix.dropped && ix.seq != seq.Value() {
 		mem.drop(ix)
 	}
@@ -213,7 +207,7 @@ func (mem *memory) knowSequence(key indexKey, c storage.Counter) {
 // the rows, so that the index holds every write up to it.
 func (mem *memory) prepare(r storage.Reader, ix *index) error {
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	defer ix.unlock()
 	if ix.dropped {
 		return nil
 	}
@@ -267,7 +261,7 @@ func (mem *memory) stage(r storage.Reader, key indexKey, row stagedRow) error {
 		return err
 	}
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	defer ix.unlock()
 	if ix.dropped {
 		return nil
 	}
@@ -277,8 +271,8 @@ func (mem *memory) stage(r storage.Reader, key indexKey, row stagedRow) error {
 // settle checks the staged rows of ix against r: a row that is there was
 // written, so the index takes it in (a loaded index reads the node back;
 // an unloaded one will see the row when it loads) and the row stops being
-// staged. Must hold ix.mu for writing, so that no load can start between
-// the check and the unstaging.
+// staged. Must hold ix.mu, so that no load can start between the check
+// and the unstaging.
 func (mem *memory) settle(r storage.Reader, ix *index) error {
 	mem.mu.Lock()
 	var keys []stagedKey
@@ -366,7 +360,7 @@ func (mem *memory) applyBatch(r storage.Reader, batch map[indexKey][]batchRow, s
 				}
 				ix.wrote(seqs[key])
 			}
-			ix.mu.Unlock()
+			ix.unlock()
 		}
 		written := make([]stagedRow, 0, len(rows))
 		for _, row := range rows {
@@ -388,7 +382,7 @@ func (mem *memory) failedBatch(batch map[indexKey][]batchRow) {
 		if ix := mem.existing(key); ix != nil {
 			ix.mu.Lock()
 			mem.drop(ix)
-			ix.mu.Unlock()
+			ix.unlock()
 		}
 	}
 }
@@ -423,7 +417,8 @@ func vectorRows(b *storage.Batch) map[indexKey][]batchRow {
 }
 
 // drop takes ix out of the registry and frees what it holds; a search
-// that still has it looks the index up again. Must hold ix.mu for writing.
+// that still has it looks the index up again (a search already running
+// ends on the view it has). Must hold ix.mu.
 func (mem *memory) drop(ix *index) {
 	mem.indexes.CompareAndDelete(ix.key, ix)
 	ix.dropped = true
@@ -459,7 +454,7 @@ func (mem *memory) dropAll(gone []*index) {
 	for _, ix := range gone {
 		ix.mu.Lock()
 		mem.drop(ix)
-		ix.mu.Unlock()
+		ix.unlock()
 	}
 }
 
@@ -478,16 +473,14 @@ func (s *Store) MemoryStats() MemoryStats {
 		return st
 	}
 	for _, ix := range s.mem.all() {
-		ix.mu.RLock()
-		if ix.loaded {
+		if v := ix.view.Load(); v != nil {
 			st.Indexes++
-			st.Bytes += tombBytes * int64(len(ix.tombs))
-			for _, mx := range ix.mats {
+			st.Bytes += tombBytes * int64(v.tombs)
+			for _, mx := range v.mats {
 				st.Vectors += mx.nlive
 				st.Bytes += mx.bytes()
 			}
 		}
-		ix.mu.RUnlock()
 	}
 	return st
 }

@@ -124,9 +124,9 @@ func TestMemoryReleased(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix := s.mem.existing(indexKey{scope: scope, model: storage.ModelIDOf("rel")})
-		ix.mu.RLock()
+		ix.mu.Lock()
 		refs = append(refs, weak.Make(ix.mats[8]))
-		ix.mu.RUnlock()
+		ix.mu.Unlock()
 	}
 	collected := func(p weak.Pointer[matrix]) bool {
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {

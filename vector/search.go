@@ -144,12 +144,11 @@ func (s *Store) searchStore(dst []Hit, scope storage.TenantScope, m Model, q Que
 // appending to dst, and reports false if the index does not read as of
 // q.At.
 func (s *Store) searchMemory(dst []Hit, scope storage.TenantScope, m Model, q Query) ([]Hit, bool, error) {
-	ix, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
+	ix, v, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
 	if err != nil {
 		return nil, false, err
 	}
-	hits, ok, graphless := ix.search(dst, m, q, &s.opts)
-	ix.mu.RUnlock()
+	hits, ok, graphless := v.search(dst, m, q, &s.opts)
 	if graphless != nil {
 		ix.wantGraph(graphless, m.Metric, s.opts.graph())
 	}

@@ -304,20 +304,15 @@ func (s *Store) Warm(scope storage.TenantScope, model string) error {
 	if err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
-	ix, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
+	ix, v, err := s.mem.acquire(s.eng, indexKey{scope: scope, model: m.ID})
 	if err != nil {
 		return fmt.Errorf("warm %q in %s: %w", model, scope, err)
 	}
-	mx := ix.mats[m.Dimension]
-	ix.mu.RUnlock()
+	mx := v.mats[m.Dimension]
 	if mx == nil {
 		return nil
 	}
-	ix.wantGraph(mx, m.Metric, s.opts.graph())
-	ix.mu.RLock()
-	a := mx.ann
-	ix.mu.RUnlock()
-	if a != nil {
+	if mx, a := ix.wantGraph(mx, m.Metric, s.opts.graph()); a != nil {
 		for ix.extend(mx, a, builderStep) {
 		}
 	}
