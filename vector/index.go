@@ -2,6 +2,7 @@ package vector
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 
@@ -57,8 +58,9 @@ type index struct {
 // slot or at its new one, never at both or at neither.
 type view struct {
 	newest AsOf
-	seq    uint64 // index.seq
-	tombs  int    // len(index.tombs)
+	seq    uint64          // index.seq
+	ahead  map[uint64]bool // index.ahead, nil if empty
+	tombs  int             // len(index.tombs)
 	mats   map[int]*matrix
 }
 
@@ -70,6 +72,9 @@ func (ix *index) publish() {
 		return
 	}
 	v := &view{newest: ix.newest, seq: ix.seq, tombs: len(ix.tombs), mats: make(map[int]*matrix, len(ix.mats))}
+	if len(ix.ahead) > 0 {
+		v.ahead = maps.Clone(ix.ahead)
+	}
 	for dim, mx := range ix.mats {
 		v.mats[dim] = mx.snapshot()
 	}

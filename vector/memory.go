@@ -35,6 +35,7 @@ type memory struct {
 	// this process last wrote or read them, which its next write of the
 	// tenant and model expects: right unless another process wrote since.
 	sequences map[indexKey]storage.Counter
+	claims    map[indexKey]map[uint64]chan struct{} // see inflight.go
 	staged    map[indexKey]*pending
 	nstaged   atomic.Int64 // rows in staged, read without mu by every search
 
@@ -165,9 +166,15 @@ func (mem *memory) validate(key indexKey) error {
 	seq := cs.Vectors(key.model)
 	mem.knowSequence(key, seq)
 	// The view decides the common case, an index that holds every write,
-	// without a lock.
+	// without a lock. An index behind only by writes of this process that
+	// are being applied is current once they are (inflight.go). Sequences
+	// only grow (within a generation), so an index ahead of the value read
+	// took writes made since.
 	v := ix.view.Load()
-	current := v != nil && v.seq == seq.Value()
+	if v != nil && v.seq < seq.Value() && mem.awaitOwn(key, v, seq.Value()) {
+		v = ix.view.Load()
+	}
+	current := v != nil && v.seq >= seq.Value()
 	stale := v != nil && !current
 	if current && stamped {
 		ix.validated.Store(stamp + 1)
@@ -177,7 +184,7 @@ func (mem *memory) validate(key indexKey) error {
 	}
 	ix.mu.Lock()
 	defer ix.unlock()
-	if ix.loaded && !ix.dropped && ix.seq != seq.Value() {
+	if ix.loaded && !ix.dropped && ix.seq < seq.Value() {
 		mem.drop(ix)
 	}
 	return nil

@@ -183,10 +183,15 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 	}
 	// The first attempt takes the sequences as this process last wrote or
 	// read them; an attempt they fail (another process wrote) reads them.
+	// The values an attempt expects are claimed (inflight.go) until the
+	// write is applied, or the attempt failed.
 	reads := 0
+	var claimed []claim
+	defer func() { s.mem.release(claimed) }()
 	read := func(r storage.Reader) ([]storage.Counter, error) {
 		reads++
 		cs := make([]storage.Counter, len(keys))
+		values := make([]uint64, len(keys))
 		for i, key := range keys {
 			c, ok := s.mem.knownSequence(key)
 			if !ok || reads > 1 {
@@ -195,8 +200,10 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 					return nil, err
 				}
 			}
-			cs[i] = c
+			cs[i], values[i] = c, c.Value()
 		}
+		s.mem.release(claimed)
+		claimed = s.mem.claim(keys, values)
 		return cs, nil
 	}
 	cs, err := storage.WriteCounted(s.eng, durable, read, func(wb *storage.Batch) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/rocksdb"
 	"telha.dev/vector"
 )
 
@@ -79,15 +80,22 @@ func BenchmarkSearchBesideWrites(b *testing.B) {
 }
 
 // warmWriteIndex makes the index of the write benchmarks: 20,000
-// clustered vectors of 128 dimensions under model "w" (cosine), on the
-// memory engine, so that the index and not the engine is timed, with
-// its graph built. It returns the generator that made them, for more.
+// clustered vectors of 128 dimensions under model "w" (cosine) in
+// RocksDB, with its graph built. It returns the generator that made
+// them, for more.
 func warmWriteIndex(b *testing.B) (*vector.Store, storage.TenantScope, []uuid.UUID, func() []float32) {
 	b.Helper()
 	const n, dim = 20_000, 128
 	next := generators["clustered"](1, dim)
-	s := vector.NewWithOptions(storage.NewMemoryEngine(), vector.Options{EfSearch: 64})
-	b.Cleanup(func() { _ = s.Close() })
+	db, err := rocksdb.Open(rocksdb.Config{Path: b.TempDir(), CreateIfMissing: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := vector.NewWithOptions(db, vector.Options{EfSearch: 64})
+	b.Cleanup(func() {
+		_ = s.Close()
+		_ = db.Close()
+	})
 	scope, err := storage.NewTenantScope(uuid.New(), uuid.New())
 	if err != nil {
 		b.Fatal(err)
