@@ -94,10 +94,9 @@
 //
 // # Concurrency
 //
-// Searches take no lock and wait for nothing. A search finds its index in
-// a sync.Map and reads the view that the index's writers published last
-// (an atomic pointer): a snapshot of each matrix's headers, which share
-// its arrays. The writers (loading, applying a write, the graph builder,
+// Searches take no lock. A search finds its index in a sync.Map and reads
+// the view that the index's writers published last (an atomic pointer):
+// a snapshot of each matrix's headers, which share its arrays. The writers (loading, applying a write, the graph builder,
 // compaction) take the index's mutex, one at a time, and publish a new
 // view as they release it. A view never changes under its searches, and
 // the writer goes on without copying the index: rows, norms, node ids and
@@ -110,7 +109,12 @@
 // publication (a copy of one bit a slot, about 12 KB at 100,000 vectors).
 // A search so sees one state of its index from start to end: a node whose
 // vector a write replaces is at its old slot or at its new one, never at
-// both or at neither. AppendSearch answers into the caller's slice and
+// both or at neither. The one wait left is for this process's own
+// writes: a search that reads the tenant's counters after a write of this
+// process reached the engine, and before the write reached the index,
+// waits for that write to be applied (inflight.go), where it would
+// otherwise take the index to be behind another process's write and load
+// it all again. AppendSearch answers into the caller's slice and
 // allocates nothing. Nothing that searches write is shared but pooled
 // scratch and a Filter's cached translation (an atomic pointer), so
 // searches scale with cores until they share out the memory bandwidth
