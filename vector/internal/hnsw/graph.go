@@ -151,12 +151,19 @@ func (g *Graph) links(id uint32, l int) []uint32 {
 // node added after the snapshot is left out.
 func (v *View) loadLinks(dst []uint32, id uint32, l int) []uint32 {
 	count, words := v.words(id, l)
-	for i := range min(int(atomic.LoadUint32(count)), len(words)) {
-		if to := atomic.LoadUint32(&words[i]); int(to) < len(v.levels) {
-			dst = append(dst, to)
+	words = words[:min(int(atomic.LoadUint32(count)), len(words))]
+	nodes := uint32(len(v.levels))
+	dst = slices.Grow(dst, len(words))
+	out := dst[len(dst) : len(dst)+len(words)]
+	kept := 0
+	for i := range words {
+		to := atomic.LoadUint32(&words[i])
+		out[kept] = to
+		if to < nodes {
+			kept++
 		}
 	}
-	return dst
+	return dst[:len(dst)+kept]
 }
 
 // prefetchLinks asks the CPU for the links of id on level l, which a walk

@@ -1,6 +1,9 @@
 package hnsw
 
-import "math"
+import (
+	"math"
+	"sync/atomic"
+)
 
 // Query measures the distances from the point a search looks for, lower
 // is nearer. A search measures the unvisited links of a node together, so
@@ -174,16 +177,12 @@ func (v *View) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filter
 			// measured.
 			v.prefetchLinks(w.frontier.root().node(), l)
 		}
-		w.links = v.loadLinks(w.links[:0], c.node(), l)
-		links := w.links
 		w.batch = w.batch[:0]
 		if allow == nil || f.Dense {
-			for _, n := range links {
-				if w.seen.visit(n) {
-					w.batch = append(w.batch, n)
-				}
-			}
+			v.visitLinks(w, c.node(), l)
 		} else {
+			w.links = v.loadLinks(w.links[:0], c.node(), l)
+			links := w.links
 			// Direct links first, then two hops through rejected ones, up
 			// to as many allowed nodes as a node has links (ACORN-1's
 			// bound).
@@ -218,6 +217,20 @@ func (v *View) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filter
 	}
 	w.query, w.allow = nil, nil
 	return w.results.drain(dst)
+}
+
+// visitLinks appends to w.batch the links of id on level l that lead to
+// nodes of v the walk has not visited, marking them: loadLinks and the
+// visit in one pass, where the reads of the links overlap the marks.
+func (v *View) visitLinks(w *walk, id uint32, l int) {
+	count, words := v.words(id, l)
+	words = words[:min(int(atomic.LoadUint32(count)), len(words))]
+	nodes := uint32(len(v.levels))
+	for i := range words {
+		if to := atomic.LoadUint32(&words[i]); to < nodes && w.seen.visit(to) {
+			w.batch = append(w.batch, to)
+		}
+	}
 }
 
 // reach measures the nodes of w.batch, allowed nodes the walk has come to
