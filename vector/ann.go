@@ -13,9 +13,9 @@ import (
 // The builder inserts the tail's slots in steps of about builderStep, each
 // under the index's lock, so writes go on between steps (searches go on
 // throughout, on the view each step publishes); a slot added later (a
-// write) restarts it. Until the builder has
-// caught up, approximate searches walk the graph for the slots it holds and
-// scan the rest exactly, so a fresh write is never missed.
+// write) restarts it. Until the builder has caught up, approximate
+// searches walk the graph for the slots it holds and scan the rest
+// exactly, so a fresh write is never missed.
 
 // builderStep is how long the builder holds the index's lock at a time:
 // a write waits at most about this long behind it, and searches see the
