@@ -144,14 +144,21 @@ func (g *Graph) links(id uint32, l int) []uint32 {
 	return words[:*count]
 }
 
+// linkWords returns the words of the links of id on level l, as many as
+// its count says when loaded. An Add may be storing them: each must be
+// loaded atomically, and may name a node past v (loadLinks).
+func (v *View) linkWords(id uint32, l int) []uint32 {
+	count, words := v.words(id, l)
+	return words[:min(int(atomic.LoadUint32(count)), len(words))]
+}
+
 // loadLinks appends to dst the links of id on level l that lead to nodes
 // of v. Each word is loaded atomically, since an Add may be storing it:
 // the list read may mix the links it had and the links it gets, which
 // changes where a walk goes, never whether it is safe, and a link to a
 // node added after the snapshot is left out.
 func (v *View) loadLinks(dst []uint32, id uint32, l int) []uint32 {
-	count, words := v.words(id, l)
-	words = words[:min(int(atomic.LoadUint32(count)), len(words))]
+	words := v.linkWords(id, l)
 	nodes := uint32(len(v.levels))
 	dst = slices.Grow(dst, len(words))
 	out := dst[len(dst) : len(dst)+len(words)]

@@ -47,7 +47,6 @@ type walk struct {
 	batch    []uint32  // the nodes measured together
 	dists    []float32 // their distances
 	links    []uint32  // the links of the node explored
-	hop      []uint32  // the links of one of its links, on a second hop
 
 	// the walk in progress
 	ef    int
@@ -156,6 +155,7 @@ func (v *View) greedy(w *walk, ep item, q Query, l int) item {
 // dense filter (Filter.Dense) is applied to the results only.
 func (v *View) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filter, dst []item) []item {
 	allow := f.Allow
+	nodes := uint32(v.Len())
 	w.seen.reset(v.Len())
 	w.frontier = w.frontier[:0]
 	w.results.reset()
@@ -204,9 +204,9 @@ func (v *View) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filter
 				if allow(n) || !w.seen.visit(n) {
 					continue
 				}
-				w.hop = v.loadLinks(w.hop[:0], n, l)
-				for _, n2 := range w.hop {
-					if budget > 0 && allow(n2) && w.seen.visit(n2) {
+				hop := v.linkWords(n, l)
+				for i := 0; i < len(hop) && budget > 0; i++ {
+					if n2 := atomic.LoadUint32(&hop[i]); n2 < nodes && allow(n2) && w.seen.visit(n2) {
 						w.batch = append(w.batch, n2)
 						budget--
 					}
@@ -223,8 +223,7 @@ func (v *View) searchLevel(w *walk, entries []item, q Query, ef, l int, f Filter
 // nodes of v the walk has not visited, marking them: loadLinks and the
 // visit in one pass, where the reads of the links overlap the marks.
 func (v *View) visitLinks(w *walk, id uint32, l int) {
-	count, words := v.words(id, l)
-	words = words[:min(int(atomic.LoadUint32(count)), len(words))]
+	words := v.linkWords(id, l)
 	nodes := uint32(len(v.levels))
 	for i := range words {
 		if to := atomic.LoadUint32(&words[i]); to < nodes && w.seen.visit(to) {
