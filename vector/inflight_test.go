@@ -116,3 +116,27 @@ func TestOwnWritesKeepTheIndex(t *testing.T) {
 		}
 	})
 }
+
+// TestKnownSequenceGoesForward: a value read or written beside later
+// writes of this process does not take the known sequence back, unless
+// the write read the engine for it (after a wipe, the sequence is lower).
+func TestKnownSequenceGoesForward(t *testing.T) {
+	mem := &memory{}
+	key := indexKey{model: storage.ModelIDOf("m")}
+	var c storage.Counter
+	for _, step := range []struct {
+		value   uint64
+		forward bool
+		want    uint64
+	}{
+		{5, true, 5},
+		{3, true, 5},
+		{7, true, 7},
+		{2, false, 2},
+	} {
+		mem.knowSequence(key, c.Advanced(step.value), step.forward)
+		if got, _ := mem.knownSequence(key); got.Value() != step.want {
+			t.Fatalf("after %d (forward %t): known %d, want %d", step.value, step.forward, got.Value(), step.want)
+		}
+	}
+}

@@ -164,7 +164,7 @@ func (mem *memory) validate(key indexKey) error {
 		return nil
 	}
 	seq := cs.Vectors(key.model)
-	mem.knowSequence(key, seq)
+	mem.knowSequence(key, seq, true)
 	// The view decides the common case, an index that holds every write,
 	// without a lock. An index behind only by writes of this process that
 	// are being applied is current once they are (inflight.go). Sequences
@@ -200,11 +200,20 @@ func (mem *memory) knownSequence(key indexKey) (storage.Counter, bool) {
 }
 
 // knowSequence records the vectors sequence of key as written or read.
-func (mem *memory) knowSequence(key indexKey, c storage.Counter) {
+// Unless forward is false it keeps a later value known already: a read
+// that ran beside this process's own writes, or a write that landed
+// before another of them, may give a value they have passed, and the next
+// write would expect it in vain. A value found wrong, too high after a
+// wipe for one, costs one attempt: the write then reads the sequence and
+// records what it wrote with forward false.
+func (mem *memory) knowSequence(key indexKey, c storage.Counter, forward bool) {
 	mem.mu.Lock()
 	defer mem.mu.Unlock()
 	if mem.sequences == nil {
 		mem.sequences = make(map[indexKey]storage.Counter)
+	}
+	if known, ok := mem.sequences[key]; ok && forward && known.Value() > c.Value() {
+		return
 	}
 	mem.sequences[key] = c
 }

@@ -217,7 +217,7 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 	seqs := make(map[indexKey]uint64, len(keys))
 	for i, key := range keys {
 		seqs[key] = cs[i].Value()
-		s.mem.knowSequence(key, cs[i].Advanced(cs[i].Value()+1))
+		s.mem.knowSequence(key, cs[i].Advanced(cs[i].Value()+1), reads == 1)
 	}
 	s.mem.applyBatch(s.eng, rows, seqs)
 	return nil
