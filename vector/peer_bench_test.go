@@ -109,22 +109,7 @@ func benchPeer(b *testing.B, name string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ids := make([]uuid.UUID, len(set.vecs))
-	var batch storage.Batch
-	for i, v := range set.vecs {
-		if ids[i], err = uuid.NewV7(); err != nil {
-			b.Fatal(err)
-		}
-		if err := base.Stage(&batch, scope, model, ids[i], 1, 10, v); err != nil {
-			b.Fatal(err)
-		}
-		if batch.Len() == 1000 || i == len(set.vecs)-1 {
-			if err := base.Write(&batch); err != nil {
-				b.Fatal(err)
-			}
-			batch.Reset()
-		}
-	}
+	ids := writeVectors(b, base, scope, model, set.vecs)
 	heap0 := heapBytes()
 	if _, err := base.Search(scope, vector.Query{Model: "peer", Vector: set.queries[0], K: 1, At: vector.Latest}); err != nil {
 		b.Fatal(err)
@@ -224,6 +209,31 @@ func benchPeer(b *testing.B, name string) {
 			b.Logf("%s ef=%d, %d goroutines: %.0f q/s (wall), %.0f q/s per CPU second", name, *peerScaling, g, n/time.Since(wall).Seconds(), n/(cpuTime()-cpu).Seconds())
 		}
 	}
+}
+
+// writeVectors writes vecs under model in scope, a node each (version 7
+// ids, as the store makes them) at valid start 1 and tx start 10, in
+// batches of 1,000, and returns the nodes.
+func writeVectors(b *testing.B, s *vector.Store, scope storage.TenantScope, model vector.Model, vecs [][]float32) []uuid.UUID {
+	b.Helper()
+	ids := make([]uuid.UUID, len(vecs))
+	var batch storage.Batch
+	for i, v := range vecs {
+		var err error
+		if ids[i], err = uuid.NewV7(); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Stage(&batch, scope, model, ids[i], 1, 10, v); err != nil {
+			b.Fatal(err)
+		}
+		if batch.Len() == 1000 || i == len(vecs)-1 {
+			if err := s.Write(&batch); err != nil {
+				b.Fatal(err)
+			}
+			batch.Reset()
+		}
+	}
+	return ids
 }
 
 // makePeerSet draws n vectors of dim dimensions and peerQueries queries

@@ -104,20 +104,11 @@ func warmWriteIndex(b *testing.B) (*vector.Store, storage.TenantScope, []uuid.UU
 	if err != nil {
 		b.Fatal(err)
 	}
-	ids := make([]uuid.UUID, n)
-	var batch storage.Batch
-	for i := range ids {
-		ids[i] = uuid.New()
-		if err := s.Stage(&batch, scope, model, ids[i], 1, 10, next()); err != nil {
-			b.Fatal(err)
-		}
-		if batch.Len() == 1000 || i == n-1 {
-			if err := s.Write(&batch); err != nil {
-				b.Fatal(err)
-			}
-			batch.Reset()
-		}
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = next()
 	}
+	ids := writeVectors(b, s, scope, model, vecs)
 	if err := s.Warm(scope, "w"); err != nil {
 		b.Fatal(err)
 	}
