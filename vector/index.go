@@ -294,15 +294,17 @@ func (v *view) search(dst []Hit, m Model, q Query, opts *Options) (hits []Hit, o
 	if q.Filter != nil {
 		set, allowed = mx.filter(q.Filter)
 	}
-	ef := max(opts.EfSearch, q.K)
+	nodes := mx.walkNodes()
+	sparse := !dense(allowed, nodes)
+	width := walkWidth(max(opts.EfSearch, q.K), q.K, allowed, nodes, q.Filter != nil, mx.ann != nil && mx.ann.quantized)
 	switch {
-	case q.Method != Approximate || opts.scans(allowed, mx.nlive, ef):
+	case q.Method != Approximate || opts.scans(allowed, mx.nlive, width):
 		mx.exact(&p, &k, set, 0)
 	case mx.ann == nil || mx.ann.metric != m.Metric:
 		mx.exact(&p, &k, set, 0)
 		graphless = mx
 	default:
-		mx.approximate(&p, &k, set, allowed, ef)
+		mx.approximate(&p, &k, set, sparse, width)
 	}
 	return k.result(), true, graphless
 }

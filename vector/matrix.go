@@ -268,15 +268,24 @@ func (mx *matrix) consider(p *probe, k *knn, slot uint32) {
 	k.offer(mx.nodes[slot], v)
 }
 
-// approximate offers to k the ef nearest slots of set, which has allowed
-// members, that the graph
-// finds, then every slot of set in the tail, which the graph does not hold
-// yet. Offering computes the reference distance, so every hit carries the
-// distance an exact search would report for it. A walk that ran dry
-// before finding ef allowed slots, while the graph holds more, was cut off
-// from them by the filter (the allowed slots lie far from the walk's
-// entry): the graph's part is then scanned exactly instead.
-func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
+// walkNodes is the number of nodes a walk of mx passes through: its
+// graph's, dead slots included, or its live slots before it has one.
+func (mx *matrix) walkNodes() int {
+	if mx.ann == nil {
+		return mx.nlive
+	}
+	return mx.ann.graph.Len()
+}
+
+// approximate offers to k the width nearest slots of set that the graph
+// finds, in a sparse walk (hnsw.Filter) or not, then every slot of set in
+// the tail, which the graph does not hold yet. Offering computes the
+// reference distance, so every hit carries the distance an exact search
+// would report for it. A walk that ran dry before finding width allowed
+// slots, while the graph holds more, was cut off from them by the filter
+// (the allowed slots lie far from the walk's entry): the graph's part is
+// then scanned exactly instead.
+func (mx *matrix) approximate(p *probe, k *knn, set bitset, sparse bool, width int) {
 	g := mx.ann.graph
 	tail := uint32(g.Len())
 	sc := scratchPool.Get().(*searchScratch)
@@ -289,9 +298,9 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, allowed, ef int) {
 		sc.codes = newCodeQuery(mx, &sc.p)
 		walk = &sc.codes
 	}
-	f := hnsw.Filter{Allow: sc.allow, Dense: dense(allowed, g.Len())}
-	sc.found = g.SearchQuery(walk, ef, ef, f, sc.found[:0])
-	if len(sc.found) < ef && len(sc.found) < set.count(tail) {
+	f := hnsw.Filter{Allow: sc.allow, Dense: !sparse}
+	sc.found = g.SearchQuery(walk, width, width, f, sc.found[:0])
+	if len(sc.found) < width && len(sc.found) < set.count(tail) {
 		mx.exact(p, k, set, 0)
 		return
 	}

@@ -55,7 +55,7 @@ var peerEfs = []int{10, 16, 24, 32, 40, 48, 64, 96, 128, 192, 256, 384, 512, 768
 
 // peerFilters are the filters of the sweep: vector i is allowed when
 // i % mod == rem.
-var peerFilters = []peerFilter{{"none", 1, 0}, {"10pct", 10, 3}, {"1pct", 100, 7}, {"50pct", 2, 0}}
+var peerFilters = []peerFilter{{"none", 1, 0}, {"10pct", 10, 3}, {"1pct", 100, 7}, {"50pct", 2, 0}, {"5pct", 20, 11}, {"20pct", 5, 2}}
 
 type peerFilter struct {
 	name     string
