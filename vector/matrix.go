@@ -290,15 +290,15 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, sparse bool, width i
 	tail := uint32(g.Len())
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
-	sc.p, sc.set = *p, set
+	sc.p = *p
 	sc.q = walkQuery{mx: mx, p: &sc.p}
-	defer func() { sc.q, sc.codes, sc.set = walkQuery{}, codeQuery{}, nil }()
+	defer func() { sc.q, sc.codes = walkQuery{}, codeQuery{} }()
 	var walk hnsw.Query = &sc.q
 	if mx.ann.quantized {
 		sc.codes = newCodeQuery(mx, &sc.p)
 		walk = &sc.codes
 	}
-	f := hnsw.Filter{Allow: sc.allow, Dense: !sparse}
+	f := hnsw.Filter{Allowed: set, Dense: !sparse}
 	sc.found = g.SearchQuery(walk, width, width, f, sc.found[:0])
 	if len(sc.found) < width && len(sc.found) < set.count(tail) {
 		mx.exact(p, k, set, 0)
@@ -324,13 +324,9 @@ func (mx *matrix) approximate(p *probe, k *knn, set bitset, sparse bool, width i
 // searchScratch is what one approximate search needs besides the graph's
 // own scratch, pooled so that a search allocates nothing for it.
 type searchScratch struct {
-	// The probe and the allowed slots, copied here so that the walk's
-	// references to them do not move the caller's to the heap; allow is
-	// allowed, bound when the scratch is made, where a method value made
-	// for each search would be allocated for it.
+	// The probe, copied here so that the walk's references to it do not
+	// move the caller's to the heap.
 	p     probe
-	set   bitset
-	allow func(uint32) bool
 	q     walkQuery
 	codes codeQuery
 	found []hnsw.Result
@@ -338,9 +334,6 @@ type searchScratch struct {
 	dists []float32
 	touch byte // what touchNodes read, kept so that its loads stay
 }
-
-// allowed reports whether slot is in the search's set.
-func (sc *searchScratch) allowed(slot uint32) bool { return sc.set.has(slot) }
 
 // touchNodes reads the node of every found slot, a random read of
 // mx.nodes each, in a loop of nothing else: the reads do not wait on each
@@ -355,11 +348,7 @@ func (sc *searchScratch) touchNodes(mx *matrix) {
 	sc.touch = b
 }
 
-var scratchPool = sync.Pool{New: func() any {
-	sc := new(searchScratch)
-	sc.allow = sc.allowed
-	return sc
-}}
+var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
 
 // walkQuery measures slots of a matrix from a probe, for the graph walk.
 type walkQuery struct {

@@ -1,6 +1,10 @@
 package vector
 
-import "telha.dev/vector/internal/hnsw"
+import (
+	"math"
+
+	"telha.dev/vector/internal/hnsw"
+)
 
 // An approximate search chooses its path from the number of vectors it may
 // return (the filter's, or the whole matrix's), as Qdrant's and pgvector's
@@ -18,7 +22,7 @@ import "telha.dev/vector/internal/hnsw"
 //     loses them, and its recall with them.
 //
 // So the scan is chosen when fewer vectors are allowed than ExactBelow
-// scaled by ef / DefaultEfSearch (the scan is the cheaper path there: the
+// scaled by the walk's width (walkWidth) / DefaultEfSearch (the scan is the cheaper path there: the
 // crossover of BenchmarkKNNSelectivity is 5,000 at ef = 64, about 80 per
 // unit of ef), or when the filter allows fewer than one vector in 2M of
 // the live ones (the walk's recall would fall: BenchmarkPeer's 1% filter).
@@ -73,14 +77,16 @@ func dense(allowed, nodes int) bool { return 4*allowed >= nodes }
 //     it has more than k to choose from; a dense walk at a 10% filter
 //     finds .986 of the nearest at width 10 with codes, .996 without.
 //
-// An unfiltered walk on a graph with few dead nodes is ef wide.
+// An unfiltered walk on a graph with few dead nodes is ef wide. A width past the graph's nodes is cut to them (the walk cannot keep
+// more), which keeps the arithmetic in range for any k.
 func walkWidth(ef, k, allowed, nodes int, filtered, quantized bool) int {
 	width := ef
 	if !dense(allowed, nodes) {
-		width = max((5*ef+1)/2, (ef*nodes+4*allowed-1)/max(4*allowed, 1))
+		widen := max(2.5, float64(nodes)/(4*float64(max(allowed, 1))))
+		width = int(min(math.Ceil(float64(ef)*widen), float64(nodes)))
 	}
 	if filtered && quantized {
-		width += k
+		width = min(width, nodes) + min(k, nodes)
 	}
 	return width
 }

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"math"
 	"testing"
 
 	"telha.dev/core/storage"
@@ -72,6 +73,32 @@ func TestDense(t *testing.T) {
 	}{{0, 0, true}, {24, 100, false}, {25, 100, true}, {50, 100, true}, {10, 100, false}, {100, 100, true}} {
 		if got := dense(tc.allowed, tc.nodes); got != tc.want {
 			t.Errorf("dense(%d, %d) = %t, want %t", tc.allowed, tc.nodes, got, tc.want)
+		}
+	}
+}
+
+// TestWalkWidth: a sparse walk is 2.5 times wider than ef, or a quarter
+// of nodes/allowed times; a filtered walk on codes keeps k more; widths
+// stop at the graph's nodes, whatever k.
+func TestWalkWidth(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		ef, k, allowed, nodes int
+		filtered, quantized   bool
+		want                  int
+	}{
+		{"unfiltered", 64, 10, 100_000, 100_000, false, true, 64},
+		{"dense filter on codes", 10, 10, 50_000, 100_000, true, true, 20},
+		{"dense filter on rows", 10, 10, 50_000, 100_000, true, false, 10},
+		{"10% on codes", 10, 10, 10_000, 100_000, true, true, 35},
+		{"10% on rows", 16, 10, 10_000, 100_000, true, false, 40},
+		{"5% on codes", 10, 10, 5000, 100_000, true, true, 60},
+		{"dead nodes, unfiltered", 10, 10, 10_000, 100_000, false, true, 25},
+		{"huge k", math.MaxInt, math.MaxInt, 10, 1000, true, true, 2000},
+		{"nothing allowed", 10, 10, 0, 100, true, false, 100},
+	} {
+		if got := walkWidth(tc.ef, tc.k, tc.allowed, tc.nodes, tc.filtered, tc.quantized); got != tc.want {
+			t.Errorf("%s: walkWidth(%d, %d, %d, %d, %t, %t) = %d, want %d", tc.name, tc.ef, tc.k, tc.allowed, tc.nodes, tc.filtered, tc.quantized, got, tc.want)
 		}
 	}
 }

@@ -96,7 +96,7 @@ func TestRecall(t *testing.T) {
 		hits := 0
 		for _, q := range qs {
 			query := func(id uint32) float32 { return l2(q, p[id]) }
-			got := g.SearchQuery(QueryFunc(query), k, 64, Filter{Allow: tc.allow, Dense: tc.dense}, nil)
+			got := g.SearchQuery(QueryFunc(query), k, 64, Filter{Allowed: bitsetOf(n, tc.allow), Dense: tc.dense}, nil)
 			if len(got) != k {
 				t.Fatalf("%s: %d results, want %d", tc.name, len(got), k)
 			}
