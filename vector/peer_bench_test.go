@@ -45,7 +45,7 @@ var (
 	peerDim     = flag.Int("peer.dim", benchDim, "dimensions of BenchmarkPeer's vectors")
 	peerScaling = flag.Int("peer.scaling", 0, "ef of BenchmarkPeer's 1 and 2 goroutine runs (0: none)")
 	peerOnly    = flag.String("peer.filters", "none,10pct,1pct,50pct", "filters of BenchmarkPeer")
-	peerRounds  = flag.Int("peer.rounds", 1, "times BenchmarkPeer runs the queries at each ef (more samples for a profile)")
+	peerRounds  = flag.Int("peer.rounds", 1, "times BenchmarkPeer runs the queries at each ef and in its scaling runs (more samples for a profile)")
 )
 
 const peerQueries = 1000
@@ -196,8 +196,8 @@ func benchPeer(b *testing.B, name string) {
 			var wg sync.WaitGroup
 			for w := range g {
 				wg.Go(func() {
-					for q := w; q < len(set.queries); q += g {
-						if _, err := s.Search(scope, vector.Query{Model: "peer", Vector: set.queries[q], K: benchK, At: vector.Latest, Method: vector.Approximate}); err != nil {
+					for q := w; q < *peerRounds*len(set.queries); q += g {
+						if _, err := s.Search(scope, vector.Query{Model: "peer", Vector: set.queries[q%len(set.queries)], K: benchK, At: vector.Latest, Method: vector.Approximate}); err != nil {
 							b.Error(err)
 							return
 						}
@@ -205,7 +205,7 @@ func benchPeer(b *testing.B, name string) {
 				})
 			}
 			wg.Wait()
-			n := float64(len(set.queries))
+			n := float64(*peerRounds * len(set.queries))
 			b.Logf("%s ef=%d, %d goroutines: %.0f q/s (wall), %.0f q/s per CPU second", name, *peerScaling, g, n/time.Since(wall).Seconds(), n/(cpuTime()-cpu).Seconds())
 		}
 	}
