@@ -17,12 +17,13 @@ const compressMinBytes = 1 << 10
 
 // callOptions returns the handler options of every service: the
 // interceptors in the order a call meets them (metrics, which see every
-// refusal; authentication; the deadline, which also bounds the wait for a
-// tenant's slot; the tenant's bound), the request size limit and the
-// compression threshold.
+// refusal past the authentication middleware; authentication, the check
+// of last resort; the deadline, which also bounds the wait for a tenant's
+// slot; the tenant's bound), the request size limit and the compression
+// threshold.
 func callOptions(limits api.Limits, m *metrics, authn *auth.Authenticator, tenant *tenantLimit) connect.HandlerOption {
 	return connect.WithHandlerOptions(
-		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), deadline(limits), tenant.interceptor()),
+		connect.WithInterceptors(m.interceptor(), authn.Interceptor(), deadline(limits), tenant.interceptor(authn)),
 		connect.WithReadMaxBytes(limits.MaxRequestBytes),
 		connect.WithCompressMinBytes(compressMinBytes),
 	)

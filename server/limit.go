@@ -108,9 +108,10 @@ func newTenantLimit(b TenantBound) *tenantLimit {
 	return &tenantLimit{bound: b.withDefaults(), tenants: map[storage.TenantScope]*tenantSlots{}}
 }
 
-// acquire waits for a running slot of scope and returns its release, or
-// refuses: errRate or errBusy at once, ctx's error if it ends first.
-func (l *tenantLimit) acquire(ctx context.Context, scope storage.TenantScope) (func(), error) {
+// acquire waits for a running slot of scope and returns its release and
+// whether it waited, or refuses: errRate or errBusy at once, ctx's error
+// if it ends first.
+func (l *tenantLimit) acquire(ctx context.Context, scope storage.TenantScope) (release func(), waited bool, err error) {
 	l.mu.Lock()
 	t := l.tenants[scope]
 	if t == nil {
@@ -122,9 +123,9 @@ func (l *tenantLimit) acquire(ctx context.Context, scope storage.TenantScope) (f
 	}
 	if t.bucket != nil && !t.bucket.Allow() {
 		l.mu.Unlock()
-		return nil, fmt.Errorf("%w: over %g", errRate, l.bound.Rate)
+		return nil, false, fmt.Errorf("%w: over %g", errRate, l.bound.Rate)
 	}
-	release := func() {
+	release = func() {
 		<-t.running
 		l.leave(scope, t)
 	}
@@ -132,17 +133,16 @@ func (l *tenantLimit) acquire(ctx context.Context, scope storage.TenantScope) (f
 	case t.running <- struct{}{}:
 		t.holders++
 		l.mu.Unlock()
-		return release, nil
+		return release, false, nil
 	default:
 	}
 	if t.waiting >= l.bound.Queue {
 		l.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d running and %d waiting", errBusy, l.bound.Concurrency, t.waiting)
+		return nil, false, fmt.Errorf("%w: %d running and %d waiting", errBusy, l.bound.Concurrency, t.waiting)
 	}
 	t.holders++
 	t.waiting++
 	l.mu.Unlock()
-	var err error
 	select {
 	case t.running <- struct{}{}:
 	case <-ctx.Done():
@@ -153,9 +153,9 @@ func (l *tenantLimit) acquire(ctx context.Context, scope storage.TenantScope) (f
 	l.mu.Unlock()
 	if err != nil {
 		l.leave(scope, t)
-		return nil, err
+		return nil, true, err
 	}
-	return release, nil
+	return release, true, nil
 }
 
 // leave counts a call out of t, and drops t once it is idle.
@@ -167,15 +167,16 @@ func (l *tenantLimit) leave(scope storage.TenantScope, t *tenantSlots) {
 	}
 }
 
-// interceptor applies the bound to every call.
-func (l *tenantLimit) interceptor() connect.Interceptor {
+// interceptor applies the bound to every call. A call that waited for
+// its slot has its credential checked again (recheck).
+func (l *tenantLimit) interceptor(authn *auth.Authenticator) connect.Interceptor {
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 			p, ok := auth.From(ctx)
 			if !ok {
 				return nil, connect.NewError(connect.CodeUnauthenticated, auth.ErrUnauthenticated)
 			}
-			release, err := l.acquire(ctx, p.Scope())
+			release, waited, err := l.acquire(ctx, p.Scope())
 			if errors.Is(err, errBusy) || errors.Is(err, errRate) {
 				return nil, connect.NewError(connect.CodeResourceExhausted, err)
 			}
@@ -183,16 +184,38 @@ func (l *tenantLimit) interceptor() connect.Interceptor {
 				return nil, err
 			}
 			defer release()
+			if waited {
+				if err := recheck(ctx, authn, p, req.Header().Values("Authorization")); err != nil {
+					return nil, err
+				}
+			}
 			return next(ctx, req)
 		}
 	})
+}
+
+// recheck checks again the credential of a call that was authenticated as
+// p and then waited for its tenant's slot, up to the call's deadline:
+// meanwhile its key may have been revoked, or its tenant erased, and a
+// write let through on the first check would land after the erasure had
+// counted the tenant's rows to zero. What is left is the time between
+// this check and the call's own write (see the package documentation).
+func recheck(ctx context.Context, authn *auth.Authenticator, p auth.Principal, values []string) error {
+	now, err := authn.Check(ctx, values)
+	if err != nil {
+		return err
+	}
+	if now.Scope() != p.Scope() {
+		return connect.NewError(connect.CodeUnauthenticated, auth.ErrUnauthenticated)
+	}
+	return nil
 }
 
 // middleware applies the bound to every request of an HTTP endpoint that
 // runs behind the authentication middleware (MCP's), within the call
 // deadline: what the interceptor does for the RPCs, so that a tenant
 // cannot take the server's workers by calling tools instead.
-func (l *tenantLimit) middleware(timeout time.Duration, next http.Handler) http.Handler {
+func (l *tenantLimit) middleware(authn *auth.Authenticator, timeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := auth.From(r.Context())
 		if !ok {
@@ -201,7 +224,7 @@ func (l *tenantLimit) middleware(timeout time.Duration, next http.Handler) http.
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		release, err := l.acquire(ctx, p.Scope())
+		release, waited, err := l.acquire(ctx, p.Scope())
 		switch {
 		case errors.Is(err, errBusy), errors.Is(err, errRate):
 			http.Error(w, err.Error(), http.StatusTooManyRequests)
@@ -211,6 +234,17 @@ func (l *tenantLimit) middleware(timeout time.Duration, next http.Handler) http.
 			return
 		}
 		defer release()
+		if waited {
+			if err := recheck(ctx, authn, p, r.Header.Values("Authorization")); err != nil {
+				if connect.CodeOf(err) != connect.CodeUnauthenticated {
+					http.Error(w, "the store cannot check credentials now", http.StatusServiceUnavailable)
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="telha"`)
+				http.Error(w, auth.ErrUnauthenticated.Error(), http.StatusUnauthorized)
+				return
+			}
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
+	"telha.dev/lifecycle"
 )
 
 // waiting returns how many calls of scope wait for a running slot.
@@ -44,14 +45,14 @@ func TestTenantLimitConcurrency(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newTenantLimit(tc.bound)
 			ctx := context.Background()
-			release, err := l.acquire(ctx, a)
+			release, _, err := l.acquire(ctx, a)
 			if err != nil {
 				t.Fatalf("a's first call: %v", err)
 			}
 			admitted := make(chan func(), tc.queue)
 			for w := range tc.queue {
 				go func() {
-					r, err := l.acquire(ctx, a)
+					r, _, err := l.acquire(ctx, a)
 					if err != nil {
 						t.Errorf("a's waiting call: %v", err)
 					}
@@ -61,10 +62,10 @@ func TestTenantLimitConcurrency(t *testing.T) {
 					time.Sleep(time.Millisecond)
 				}
 			}
-			if _, err := l.acquire(ctx, a); !errors.Is(err, errBusy) {
+			if _, _, err := l.acquire(ctx, a); !errors.Is(err, errBusy) {
 				t.Fatalf("a's call beyond its bound and queue: %v, want errBusy", err)
 			}
-			releaseB, err := l.acquire(ctx, b)
+			releaseB, _, err := l.acquire(ctx, b)
 			if err != nil {
 				t.Fatalf("b's call while a is at its bound: %v", err)
 			}
@@ -87,13 +88,13 @@ func TestTenantLimitConcurrency(t *testing.T) {
 func TestTenantLimitWaitEndsWithContext(t *testing.T) {
 	a := storagetest.TenantScopes(t, 1)[0]
 	l := newTenantLimit(TenantBound{Concurrency: 1, Queue: 1})
-	release, err := l.acquire(context.Background(), a)
+	release, _, err := l.acquire(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	if _, err := l.acquire(ctx, a); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := l.acquire(ctx, a); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a waiting call past its deadline: %v, want context.DeadlineExceeded", err)
 	}
 	if n := l.waiting(a); n != 0 {
@@ -109,16 +110,16 @@ func TestTenantLimitRate(t *testing.T) {
 	a, b := scopes[0], scopes[1]
 	l := newTenantLimit(TenantBound{Rate: 1e-9, Burst: 2}) // no refill within the test
 	for i := range 2 {
-		release, err := l.acquire(context.Background(), a)
+		release, _, err := l.acquire(context.Background(), a)
 		if err != nil {
 			t.Fatalf("a's call %d within its burst: %v", i, err)
 		}
 		release()
 	}
-	if _, err := l.acquire(context.Background(), a); !errors.Is(err, errRate) {
+	if _, _, err := l.acquire(context.Background(), a); !errors.Is(err, errRate) {
 		t.Fatalf("a's call past its burst: %v, want errRate", err)
 	}
-	release, err := l.acquire(context.Background(), b)
+	release, _, err := l.acquire(context.Background(), b)
 	if err != nil {
 		t.Fatalf("b's call while a is over its rate: %v", err)
 	}
@@ -162,5 +163,77 @@ func TestTenantBoundOverTheWire(t *testing.T) {
 		if c.want == http.StatusTooManyRequests && !c.mcp && !strings.Contains(string(out), "resource_exhausted") {
 			t.Errorf("%s answered %s, want the code resource_exhausted", c.who, out)
 		}
+	}
+}
+
+// A call that waited for its tenant's slot checks its credential again
+// when it gets it: a write authenticated before the tenant's erasure, or
+// its key's revocation, and queued behind the tenant's running calls,
+// must not land after them (the erasure counted the tenant's rows to
+// zero, and a row written after it would outlive a verified erasure).
+func TestQueuedCallsCheckTheirCredentialAgain(t *testing.T) {
+	for _, c := range []struct {
+		what   string
+		revoke func(e storage.Engine, scope storage.TenantScope, key uuid.UUID) error
+	}{
+		{"erased", func(e storage.Engine, scope storage.TenantScope, _ uuid.UUID) error {
+			_, err := lifecycle.EraseTenant(e, scope, lifecycle.EraseOptions{})
+			return err
+		}},
+		{"revoked", func(e storage.Engine, _ storage.TenantScope, key uuid.UUID) error {
+			_, err := RevokeKey(e, key.String())
+			return err
+		}},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			e := engineOf(t, "memory")
+			srv, err := New(e, Options{Tenant: TenantBound{Concurrency: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(srv.Handler())
+			t.Cleanup(hs.Close)
+			w := &wire{http: hs, client: hs.Client()}
+			scopes := storagetest.TenantScopes(t, 1)
+			if _, err := lifecycle.Provision(e, scopes[0], "leaving"); err != nil {
+				t.Fatal(err)
+			}
+			key, tok, err := CreateKey(e, "leaving", "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			release, _, err := srv.tenants.acquire(context.Background(), scopes[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				code int
+				out  []byte
+			}
+			answered := make(chan answer, 1)
+			go func() {
+				code, out := w.call(t, tok, "telha.v1.TraceService/RecordTrace", `{"trace":{"query":"late","params":{"who":"SECRET"}}}`)
+				answered <- answer{code, out}
+			}()
+			for srv.tenants.waiting(scopes[0]) == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			if err := c.revoke(e, scopes[0], key.ID); err != nil {
+				t.Fatal(err)
+			}
+			release()
+			if a := <-answered; a.code != http.StatusUnauthorized {
+				t.Errorf("the queued write after its tenant was %s = %d %s, want 401", c.what, a.code, a.out)
+			}
+			counts, err := lifecycle.Verify(e, scopes[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fc := range counts {
+				if c.what == "erased" && fc.Rows != 0 {
+					t.Errorf("after the erasure, %v holds %d rows of the tenant", fc.Family, fc.Rows)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"connectrpc.com/connect"
@@ -32,7 +33,18 @@ func newMetrics() *metrics {
 	return m
 }
 
-// interceptor records every call, refused ones included.
+// refused returns what the authentication middleware of the service at
+// path tells of each call it refuses: a call counted under the service's
+// path, not the procedure, since an anonymous client names any path it
+// likes and the labels must stay few.
+func (m *metrics) refused(path string) func(*http.Request, error) {
+	return func(_ *http.Request, err error) {
+		m.calls.WithLabelValues(path, connect.CodeOf(err).String()).Inc()
+	}
+}
+
+// interceptor records every call that passed the authentication
+// middleware, refused ones included.
 func (m *metrics) interceptor() connect.Interceptor {
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {

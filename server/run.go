@@ -80,8 +80,11 @@ func Run(ctx context.Context, e storage.Engine, cfg Config) error {
 		Protocols:         protocols,
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// A body's time is bounded per request (boundBody); a connection
+		// that sends no request goes after IdleTimeout.
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
 	go func() {

@@ -7,6 +7,14 @@
 // until its context ends, then drains the calls in flight. The operator
 // CLI's `telha serve` is a thin caller of Run, and `telha key` of the
 // credential functions (CreateKey, ListKeys, RevokeKey).
+//
+// A call is authenticated before Connect reads its body, and again when
+// it had to wait for its tenant's slot. What no check here closes is the
+// time between the last check and the call's own write: a write that
+// passed it while an erasure of its tenant starts elsewhere (another
+// process on a shared etcd store) may land after the erasure's deletion.
+// lifecycle.EraseTenant documents the same: quiesce the tenant first (on
+// etcd, revoke its keys, then wait out the call timeout).
 package server
 
 import (
@@ -52,6 +60,7 @@ type Server struct {
 	handler http.Handler
 	log     *slog.Logger
 	jobs    *jobs.Store
+	tenants *tenantLimit
 }
 
 // New returns the server of the engine e.
@@ -72,8 +81,11 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	g := graph.Open(e, graph.Options{Indexers: []temporal.Indexer{bitmaps}})
 	mux := http.NewServeMux()
 	health := newHealth(e)
+	// Every request's body is bounded before a handler reads it; every
+	// call of the tenant API is authenticated before Connect reads it.
+	body := func(h http.Handler) http.Handler { return boundBody(limits.MaxRequestBytes, limits.CallTimeout, h) }
 	serve := func(path string, h http.Handler) {
-		mux.Handle(path, h)
+		mux.Handle(path, body(authn.RPCMiddleware(h, m.refused(path))))
 		health.services[strings.Trim(path, "/")] = true
 	}
 	serve(telhav1connect.NewTemporalServiceHandler(api.NewTemporal(g.Store(), limits, log), handlerOpts))
@@ -88,13 +100,18 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
 	serve(telhav1connect.NewJobServiceHandler(api.NewJob(queues, limits, log), handlerOpts))
-	mux.Handle(grpchealth.NewHandler(health))
+	healthPath, healthHandler := grpchealth.NewHandler(health, connect.WithReadMaxBytes(maxHealthBytes))
+	mux.Handle(healthPath, boundBody(maxHealthBytes, limits.CallTimeout, healthHandler))
 	backends := mcp.Backends{Graph: g, Vectors: vectors, Sources: docs, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
-	mux.Handle("/mcp", authn.Middleware(tenants.middleware(limits.CallTimeout, mcp.Handler(backends, int64(limits.MaxRequestBytes)))))
+	mux.Handle("/mcp", body(authn.Middleware(tenants.middleware(authn, limits.CallTimeout, mcp.Handler(backends, int64(limits.MaxRequestBytes))))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", health.serveHTTP)
-	return &Server{engine: e, handler: mux, log: log, jobs: queues}, nil
+	return &Server{engine: e, handler: mux, log: log, jobs: queues, tenants: tenants}, nil
 }
+
+// maxHealthBytes bounds a health check's request, which anyone may send:
+// its one field is a service name.
+const maxHealthBytes = 1 << 10
 
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }

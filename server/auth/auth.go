@@ -55,19 +55,58 @@ func (a *Authenticator) authenticate(ctx context.Context, values []string) (Prin
 }
 
 // Interceptor returns the Connect interceptor that authenticates every
-// call and hands its handler the principal in the context.
+// call and hands its handler the principal in the context. A call that
+// RPCMiddleware authenticated passes on its principal: the interceptor is
+// the check of last resort, for a handler mounted without the middleware.
 func (a *Authenticator) Interceptor() connect.Interceptor {
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			p, err := a.authenticate(ctx, req.Header().Values("Authorization"))
-			if errors.Is(err, ErrUnauthenticated) {
-				return nil, connect.NewError(connect.CodeUnauthenticated, ErrUnauthenticated)
+			if _, ok := From(ctx); ok {
+				return next(ctx, req)
 			}
+			p, err := a.Check(ctx, req.Header().Values("Authorization"))
 			if err != nil {
-				return nil, connect.NewError(connect.CodeUnavailable, errors.New("the store cannot check credentials now"))
+				return nil, err
 			}
 			return next(withPrincipal(ctx, p), req)
 		}
+	})
+}
+
+// Check returns the principal of the Authorization header values, or a
+// Connect error: unauthenticated, or unavailable when the store cannot
+// tell. A call that waited long for its turn checks again with it, since
+// its key may have been revoked, or its tenant erased, meanwhile.
+func (a *Authenticator) Check(ctx context.Context, values []string) (Principal, error) {
+	p, err := a.authenticate(ctx, values)
+	switch {
+	case errors.Is(err, ErrUnauthenticated):
+		return Principal{}, connect.NewError(connect.CodeUnauthenticated, ErrUnauthenticated)
+	case err != nil:
+		return Principal{}, connect.NewError(connect.CodeUnavailable, errors.New("the store cannot check credentials now"))
+	}
+	return p, nil
+}
+
+// RPCMiddleware returns a Connect handler behind authentication, refusing
+// a request without a valid credential in the protocol it speaks
+// (Connect, gRPC or gRPC-Web) before a byte of its body is read:
+// connect-go reads, decompresses and decodes a request before its
+// interceptors run, so behind the interceptor alone an anonymous client
+// could make the server inflate and decode a message for the cost of a
+// few compressed bytes. refused, if not nil, is told of each refusal.
+func (a *Authenticator) RPCMiddleware(next http.Handler, refused func(*http.Request, error)) http.Handler {
+	errs := connect.NewErrorWriter()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := a.Check(r.Context(), r.Header.Values("Authorization"))
+		if err != nil {
+			if refused != nil {
+				refused(r, err)
+			}
+			_ = errs.Write(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
 	})
 }
 
