@@ -55,8 +55,12 @@ func checkSinks(p *rule.Pass, opaque marks.Index, sinks []flow.Sink) {
 }
 
 // checkBodyless reports the functions declared without a body whose
-// signature holds a type of the authority: their implementation, in
-// assembly or pulled in by //go:linkname, is beyond the type system.
+// signature holds a type of the authority, or a type that carries values
+// it does not name (an interface, unsafe.Pointer, uintptr, a func): their
+// implementation, in assembly or pulled in by //go:linkname, is beyond the
+// type system, and through such a parameter it gets a key as surely as
+// through one of type storage.Key (an any holding a *storage.Key is a
+// pointer to the key's bytes, for assembly).
 func checkBodyless(p *rule.Pass) {
 	find := refs.AuthorityTypes(p)
 	for decl := range inspector.All[*ast.FuncDecl](p.Inspector) {
@@ -69,8 +73,80 @@ func checkBodyless(p *rule.Pass) {
 		}
 		if tn := find.Find(fn.Type()); tn != nil {
 			p.Reportf(decl.Name, advice, "function %s, declared without a body (assembly or //go:linkname), takes or returns %s", fn.Name(), refs.Name(tn))
+			continue
+		}
+		if t := signatureCarrier(fn.Signature()); t != nil {
+			p.Reportf(decl.Name, "declare it with the numbers, slices and structs it works on",
+				"function %s, declared without a body (assembly or //go:linkname), takes or returns %s, which carries values its signature does not name, the key authority's among them,", fn.Name(), refs.TypeString(t))
 		}
 	}
+}
+
+// signatureCarrier returns the first carrier (see carrier) among the
+// parameters and results of sig, the receiver included.
+func signatureCarrier(sig *types.Signature) types.Type {
+	seen := make(map[types.Type]bool)
+	vars := []*types.Var{}
+	if sig.Recv() != nil {
+		vars = append(vars, sig.Recv())
+	}
+	for _, tuple := range []*types.Tuple{sig.Params(), sig.Results()} {
+		for i := range tuple.Len() {
+			vars = append(vars, tuple.At(i))
+		}
+	}
+	for _, v := range vars {
+		if c := carrier(v.Type(), seen); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// carrier returns the first type held by t (through pointers, slices,
+// arrays, maps, channels, struct fields and named types) that carries
+// values it does not name: an interface, a type parameter,
+// unsafe.Pointer, uintptr or a func; nil if there is none.
+func carrier(t types.Type, seen map[types.Type]bool) types.Type {
+	if seen[t] {
+		return nil
+	}
+	seen[t] = true
+	switch u := t.(type) {
+	case *types.Named:
+		if _, ok := u.Underlying().(*types.Interface); ok {
+			return t
+		}
+		return carrier(u.Underlying(), seen)
+	case *types.Alias:
+		return carrier(types.Unalias(u), seen)
+	case *types.Basic:
+		if u.Kind() == types.UnsafePointer || u.Kind() == types.Uintptr {
+			return t
+		}
+	case *types.Interface, *types.TypeParam, *types.Signature:
+		return t
+	case *types.Pointer:
+		return carrier(u.Elem(), seen)
+	case *types.Slice:
+		return carrier(u.Elem(), seen)
+	case *types.Array:
+		return carrier(u.Elem(), seen)
+	case *types.Chan:
+		return carrier(u.Elem(), seen)
+	case *types.Map:
+		if c := carrier(u.Key(), seen); c != nil {
+			return c
+		}
+		return carrier(u.Elem(), seen)
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if c := carrier(u.Field(i).Type(), seen); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 // holding describes a type that holds the type name tn of the authority.

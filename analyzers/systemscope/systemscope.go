@@ -44,11 +44,14 @@ func checkFacades(p *rule.Pass) {
 		for _, imp := range file.Imports {
 			pkg := p.TypesInfo.PkgNameOf(imp).Imported()
 			facade := p.Marks.FacadeOf(pkg)
-			if facade == nil || facade.Admits(importer) {
+			if facade == nil || facade.AdmitsFile(importer, p.Fset.File(file.Pos()).Name()) {
 				continue
 			}
-			p.Reportf(imp, "use the API of "+facade.Users()+", or add a facade of the authority for this package",
-				"import of facade %q, which exists for %s only,", pkg.Path(), facade.Users())
+			advice := "use the API of " + facade.Users() + ", or add a facade of the authority for this package"
+			if facade.Tests {
+				advice = "import it from a _test.go file"
+			}
+			p.Reportf(imp, advice, "import of facade %q, which exists for %s only,", pkg.Path(), facade.Users())
 		}
 	}
 }

@@ -16,10 +16,11 @@ import (
 // sourceFiles returns the .go files that the patterns cover in the
 // modules of the workspace: every .go file the go command could build, in
 // every directory below a "d/..." pattern and in the directory of a plain
-// directory pattern, other than in vendor directories (others' code),
-// .git and nested modules, which are modules of their own. The testdata,
-// "_" and "." directories that ./... skips are covered too, since go run
-// and go test build their packages when named (go run ./.tools/dump):
+// directory pattern, other than in the vendor directory at a module's
+// root (others' code), .git and nested modules, which are modules of their
+// own. The testdata, "_", "." and other vendor directories that ./...
+// skips are covered too, since go run and go test build their packages
+// when named (go run ./.tools/dump, go run ./internal/vendor/dump):
 // their files are in the list if the go command can build their package
 // (see buildable), unless they lie in a directory of deliberate violations
 // that authority.conf names (fixtures). Import path patterns add nothing: the gate checks coverage
@@ -41,10 +42,10 @@ func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error
 				if path == root {
 					return nil
 				}
-				if !recursive || name == "vendor" || name == ".git" || ws.isFixture(path) {
+				if !recursive || name == ".git" || ws.isFixture(path) || name == "vendor" && isModuleRoot(filepath.Dir(path)) {
 					return filepath.SkipDir
 				}
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				if isModuleRoot(path) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -75,16 +76,27 @@ func (ws *workspace) sourceFiles(dir string, patterns []string) ([]string, error
 	return slices.Compact(files), nil
 }
 
+// isModuleRoot reports whether dir holds a go.mod.
+func isModuleRoot(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
+}
+
 // hiddenDir reports whether a slash-separated relative directory lies in
-// a directory that ./... skips: testdata, or one whose name starts with
-// "_" or ".".
+// a directory that ./... skips: testdata, vendor, or one whose name starts
+// with "_" or ".".
 func hiddenDir(rel string) bool {
 	for elem := range strings.SplitSeq(rel, "/") {
-		if elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") && elem != "." {
+		if skippedElem(elem) && elem != "." {
 			return true
 		}
 	}
 	return false
+}
+
+// skippedElem reports whether ./... skips a directory of this name.
+func skippedElem(name string) bool {
+	return name == "testdata" || name == "vendor" || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")
 }
 
 // isFixture reports whether dir is a directory of deliberate violations of

@@ -21,15 +21,17 @@
 //   - at the root of a go.work workspace, "./..." stands for every
 //     workspace module, where plain go vet fails;
 //   - the packages of workspace modules that analyzed code imports are
-//     analyzed too, even where ./... does not look (testdata, "_" and "."
-//     directories);
+//     analyzed too, even where ./... does not look (testdata, vendor, "_"
+//     and "." directories);
 //   - the build configurations of the workspace's telhavet.builds file are
 //     analyzed beside the default one, for the files it leaves out, and the
 //     run fails naming every .go file that no configuration analyzed; their
 //     results are replayed from a cache in $GOCACHE/telhavet while the
 //     workspace and the go environment are unchanged (see resultCache);
 //   - the modules of the key authority must be where authority.conf places
-//     them, relative to the go.work root.
+//     them, relative to the go.work root;
+//   - a replace directive that puts a directory in a module's place must
+//     name a workspace module (auditReplaces).
 //
 // Run by go vet, it speaks go vet's unit protocol; there, a -NAME flag per
 // Telha rule (telhavet rules) selects the Telha rules alone.
@@ -232,6 +234,9 @@ func analyze(o *options) (*results, string, error) {
 		return nil, "", err
 	}
 	if err := ws.audit(authority.Default); err != nil {
+		return nil, "", err
+	}
+	if err := ws.auditReplaces(authority.Default); err != nil {
 		return nil, "", err
 	}
 	patterns, err := ws.expandPatterns(dir, o.patterns)

@@ -184,7 +184,7 @@ func (ws *workspace) asked(dir string, patterns []string, d diagnostic) bool {
 		}
 	}
 	for _, elem := range strings.Split(path, "/") {
-		if elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
+		if skippedElem(elem) {
 			return true
 		}
 	}

@@ -255,6 +255,9 @@ func TestSourceFilesHidden(t *testing.T) {
 		"a/testdata/src/in/in.go":          "this is not Go\n",
 		"a/.tools/peek/main.go":            "package main\n\nfunc main() {}\n",
 		"a/.git/hooks/x.go":                "package x\n",
+		"a/internal/vendor/dump/main.go":   "package main\n\nfunc main() {}\n",
+		"a/vendor/modules.txt":             "# example.com/v v1.0.0\n",
+		"a/vendor/example.com/v/v.go":      "package v\n",
 		"cmd/go.mod":                       "module telha.dev/cmd\n\ngo 1.26.0\n",
 		"cmd/telhavet/testdata/bad/bad.go": "package bad\n",
 	})
@@ -264,7 +267,7 @@ func TestSourceFilesHidden(t *testing.T) {
 		rel, _ := filepath.Rel(root, f)
 		got = append(got, filepath.ToSlash(rel))
 	}
-	if want := []string{"a/.tools/peek/main.go", "a/_tools/dump/main.go", "a/a.go", "a/testdata/run/main.go"}; !slices.Equal(got, want) {
+	if want := []string{"a/.tools/peek/main.go", "a/_tools/dump/main.go", "a/a.go", "a/internal/vendor/dump/main.go", "a/testdata/run/main.go"}; !slices.Equal(got, want) {
 		t.Errorf("sourceFiles = %q, want %q", got, want)
 	}
 }

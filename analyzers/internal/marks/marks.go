@@ -14,6 +14,7 @@
 //	//telha:opaque <advice>
 //	//telha:credential <advice>
 //	//telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]]
+//	//telha:facade tests
 //
 // A restricted declaration may not be referenced outside the authority; the
 // kind says which rule enforces it ("rawbytes" for bytekey, any other kind,
@@ -26,7 +27,10 @@
 // trees it names, each placed by its module and directory as
 // authority.conf lays them out (as Go's internal/ does, across modules);
 // reexport= names the modules to which the packages it admits may hand
-// on what they get from it (see systemscope).
+// on what they get from it (see systemscope). A facade for tests admits
+// the test files (_test.go) of every package and no other file: the
+// authority's helpers for tests, whose reach into the system namespace
+// production code must not borrow.
 //
 // Marks are read on package-level types, funcs, methods, vars and consts
 // (for a grouped declaration, on the spec, or else on the group), on the
@@ -130,17 +134,21 @@ func (*Authority) String() string { return "authority" }
 // Facade is the fact that a package of the authority is a facade: only the
 // package trees For, in the repository at Root, may import it from outside
 // the authority, and they may hand what they get from it on only to the
-// modules Reexport.
+// modules Reexport; or, with Tests, only test files may import it.
 type Facade struct {
 	For      []string
 	Reexport []string
 	Root     string
+	Tests    bool
 }
 
 // AFact marks Facade as an analysis fact.
 func (*Facade) AFact() {}
 
 func (f *Facade) String() string {
+	if f.Tests {
+		return "facade for tests"
+	}
 	s := "facade for " + strings.Join(f.For, ",")
 	if len(f.Reexport) > 0 {
 		s += " reexport " + strings.Join(f.Reexport, ",")
@@ -149,7 +157,21 @@ func (f *Facade) String() string {
 }
 
 // Users names the package trees the facade exists for, for messages.
-func (f *Facade) Users() string { return strings.Join(f.For, " or ") }
+func (f *Facade) Users() string {
+	if f.Tests {
+		return "test files"
+	}
+	return strings.Join(f.For, " or ")
+}
+
+// AdmitsFile reports whether the file named filename of importer may
+// import the facade.
+func (f *Facade) AdmitsFile(importer authority.Package, filename string) bool {
+	if f.Tests {
+		return strings.HasSuffix(filename, "_test.go")
+	}
+	return f.Admits(importer)
+}
 
 // Analyzer places the package, exports the facts of the authority's
 // packages and marks, and returns what the package can see as a *Set. It

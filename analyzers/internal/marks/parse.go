@@ -118,9 +118,13 @@ func parseFacade(doc *ast.CommentGroup) (*Facade, error) {
 		}
 		fields := strings.Fields(rest)
 		if facade != nil || len(fields) == 0 || len(fields) > 2 {
-			return nil, fmt.Errorf("want one //telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]], got %q", c.Text)
+			return nil, fmt.Errorf("want one //telha:facade for=<path>[,<path>...] [reexport=<module>[,<module>...]] or //telha:facade tests, got %q", c.Text)
 		}
 		facade = new(Facade)
+		if len(fields) == 1 && fields[0] == "tests" {
+			facade.Tests = true
+			continue
+		}
 		for i, f := range fields {
 			key, list, _ := strings.Cut(f, "=")
 			var err error
@@ -164,6 +168,9 @@ func paths(list string, modules bool) ([]string, error) {
 // tree of For, by its module and its directory in the facade's repository
 // (authority.Config.Holds), never by a prefix of its import path.
 func (f *Facade) Admits(importer authority.Package) bool {
+	if f.Tests {
+		return false // the files decide (AdmitsFile)
+	}
 	for _, p := range f.For {
 		if authority.Default.Holds(p, true, importer, f.Root) {
 			return true

@@ -38,6 +38,12 @@
 // The package also holds the engine matrix (EachEngine): the one list of
 // engines, memory, RocksDB and every kind added with Register, that every
 // module's tests run on.
+//
+// Outside the key authority only test files may import it: its helpers
+// read and write the system namespace (SystemRows, the suite), which
+// production code must not borrow (systemscope reports the import).
+//
+//telha:facade tests
 package storagetest
 
 import (
