@@ -55,12 +55,8 @@ func checkSinks(p *rule.Pass, opaque marks.Index, sinks []flow.Sink) {
 }
 
 // checkBodyless reports the functions declared without a body whose
-// signature holds a type of the authority, or a type that carries values
-// it does not name (an interface, unsafe.Pointer, uintptr, a func): their
-// implementation, in assembly or pulled in by //go:linkname, is beyond the
-// type system, and through such a parameter it gets a key as surely as
-// through one of type storage.Key (an any holding a *storage.Key is a
-// pointer to the key's bytes, for assembly).
+// signature holds a type of the authority: their implementation, in
+// assembly or pulled in by //go:linkname, is beyond the type system.
 func checkBodyless(p *rule.Pass) {
 	find := refs.AuthorityTypes(p)
 	for decl := range inspector.All[*ast.FuncDecl](p.Inspector) {
@@ -73,6 +69,27 @@ func checkBodyless(p *rule.Pass) {
 		}
 		if tn := find.Find(fn.Type()); tn != nil {
 			p.Reportf(decl.Name, advice, "function %s, declared without a body (assembly or //go:linkname), takes or returns %s", fn.Name(), refs.Name(tn))
+		}
+	}
+}
+
+// checkCarriers reports the functions declared without a body whose
+// signature holds a type that carries values it does not name (an
+// interface, a type parameter, unsafe.Pointer, uintptr, a func), in any
+// package, whether or not it imports the authority: through such a
+// parameter the implementation, in assembly or pulled in by //go:linkname,
+// gets a key as surely as through one of type storage.Key (an any holding
+// a *storage.Key is, to assembly, a pointer to the key's bytes), from
+// callers in packages that do import it.
+// A function that also names a type of the authority is checkBodyless's.
+func checkCarriers(p *rule.Pass) {
+	find := refs.AuthorityTypes(p)
+	for decl := range inspector.All[*ast.FuncDecl](p.Inspector) {
+		if decl.Body != nil {
+			continue
+		}
+		fn, ok := p.TypesInfo.Defs[decl.Name].(*types.Func)
+		if !ok || find.Find(fn.Type()) != nil {
 			continue
 		}
 		if t := signatureCarrier(fn.Signature()); t != nil {
