@@ -47,7 +47,14 @@
 //     assembly or by //go:linkname) whose signature holds a type of the
 //     authority: Go assembly cannot name a symbol of the authority (an
 //     import path with a dot), so it reaches the authority only through
-//     such a declaration.
+//     such a declaration;
+//   - in every package, whether it imports the authority or not (a
+//     granted kernel package does not, its callers do), a function
+//     declared without a body whose signature holds a type that carries
+//     values it does not name: an interface, a type parameter,
+//     unsafe.Pointer, uintptr or a func. An any holding a *storage.Key
+//     is, to assembly, a pointer to the key's bytes; a kernel takes
+//     numbers, and slices, arrays and structs of them.
 //
 // The zero value of an opaque type (var k storage.Key) is allowed: engines
 // reject it. The standard library's own reflection (fmt.Println(key),

@@ -8,6 +8,7 @@ import (
 
 	"telha.dev/analyzers/internal/flow"
 	"telha.dev/analyzers/internal/marks"
+	"telha.dev/analyzers/internal/native"
 	"telha.dev/analyzers/internal/refs"
 	"telha.dev/analyzers/internal/rule"
 )
@@ -81,20 +82,24 @@ func checkBodyless(p *rule.Pass) {
 // gets a key as surely as through one of type storage.Key (an any holding
 // a *storage.Key is, to assembly, a pointer to the key's bytes), from
 // callers in packages that do import it.
-// A function that also names a type of the authority is checkBodyless's.
+// A function that also names a type of the authority is checkBodyless's;
+// the files cgo writes for a package (its runtime's hooks) are cgo's.
 func checkCarriers(p *rule.Pass) {
 	find := refs.AuthorityTypes(p)
-	for decl := range inspector.All[*ast.FuncDecl](p.Inspector) {
-		if decl.Body != nil {
-			continue
-		}
-		fn, ok := p.TypesInfo.Defs[decl.Name].(*types.Func)
-		if !ok || find.Find(fn.Type()) != nil {
-			continue
-		}
-		if t := signatureCarrier(fn.Signature()); t != nil {
-			p.Reportf(decl.Name, "declare it with the numbers, slices and structs it works on",
-				"function %s, declared without a body (assembly or //go:linkname), takes or returns %s, which carries values its signature does not name, the key authority's among them,", fn.Name(), refs.TypeString(t))
+	for _, f := range native.Files(p.Fset, p.Files) {
+		for _, d := range f.Decls {
+			decl, ok := d.(*ast.FuncDecl)
+			if !ok || decl.Body != nil {
+				continue
+			}
+			fn, ok := p.TypesInfo.Defs[decl.Name].(*types.Func)
+			if !ok || find.Find(fn.Type()) != nil {
+				continue
+			}
+			if t := signatureCarrier(fn.Signature()); t != nil {
+				p.Reportf(decl.Name, "declare it with the numbers, slices and structs it works on",
+					"function %s, declared without a body (assembly or //go:linkname), takes or returns %s, which carries values its signature does not name, the key authority's among them,", fn.Name(), refs.TypeString(t))
+			}
 		}
 	}
 }

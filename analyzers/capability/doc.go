@@ -47,7 +47,10 @@
 //     field (Field, FieldByName, FieldByIndex and the like), which alias
 //     or write another package's unexported fields, as reflect's other
 //     writes refuse to, unless the value started as one of the package's
-//     own types holding no other package's struct; and a call (Call,
+//     own types holding no other package's struct, and on a value the
+//     function got from elsewhere (a parameter, another function's
+//     result, a struct field, a channel), which a field lookup one call
+//     away may have reached; and a call (Call,
 //     CallSlice, or Interface on the method value) of a method that
 //     reflect looked up by name or index (Value.Method, MethodByName, the
 //     Func of Type.Method and MethodByName), which no analysis can follow

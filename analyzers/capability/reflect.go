@@ -55,8 +55,11 @@ func (c *checker) reflection() {
 				c.report(authority.Reflect, sel.Sel, "reflect.%s of a method looked up by name or index", name)
 			}
 		case slices.Contains(fieldAliasing, name):
-			if w.reaches(sel.X, w.isFieldLookup) && !w.ownValue(sel.X, c.p.Pkg) {
+			switch {
+			case w.reaches(sel.X, w.isFieldLookup) && !w.ownValue(sel.X, c.p.Pkg):
 				c.report(authority.Reflect, sel.Sel, "reflect.%s on a value reached through a struct field", name)
+			case w.reaches(sel.X, w.isFromElsewhere):
+				c.report(authority.Reflect, sel.Sel, "reflect.%s on a value from elsewhere (a parameter, another function's result), which a struct field may have reached", name)
 			}
 		}
 	}
@@ -165,6 +168,31 @@ func (w *walker) isMethodLookup(e ast.Expr) bool {
 // isFieldLookup reports whether e reaches a struct field of a Value.
 func (w *walker) isFieldLookup(e ast.Expr) bool {
 	return w.calls(e, fieldLookups)
+}
+
+// isFromElsewhere reports whether e is a Value that the walk cannot follow
+// to where it was made: a call of a function other than reflect's (a
+// helper returning v.Field(i)), a parameter or variable set elsewhere, a
+// struct field, a pointer's target, a value received or asserted.
+// Aliasing or clearing such a value is the capability wherever it came
+// from, since a helper one call away would otherwise hide the field.
+func (w *walker) isFromElsewhere(e ast.Expr) bool {
+	if !isReflect(w.info.TypeOf(e), "Value") {
+		return false
+	}
+	switch x := e.(type) {
+	case *ast.CallExpr:
+		return reflectName(typeutil.Callee(w.info, x)) == "" && !isAppend(w.info, x)
+	case *ast.Ident:
+		v, ok := w.info.Uses[x].(*types.Var)
+		return ok && len(w.defs[v]) == 0
+	case *ast.SelectorExpr:
+		sel, ok := w.info.Selections[x]
+		return ok && sel.Kind() == types.FieldVal && !isReflect(w.info.TypeOf(x.X), "Method")
+	case *ast.StarExpr, *ast.UnaryExpr, *ast.TypeAssertExpr:
+		return true
+	}
+	return false
 }
 
 // calls reports whether e is a call of one of the reflect declarations

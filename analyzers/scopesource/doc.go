@@ -26,13 +26,18 @@
 //	//telha:credential <advice>
 //
 // In a package of a serves tree that has no grant of "scope", scopesource
-// reports every function or method of another package whose result is or
-// holds a credential type, called or taken as a value (storage.NewTenantScope,
+// reports every function or method of another package, and every
+// package-level variable of another package of func type, that hands out
+// a credential type, called or taken as a value, unless that package has
+// the grant itself (the authentication package's Principal.Scope): in its
+// result, instantiated for a generic one (storage.NewTenantScope,
 // lifecycle.ParseScope, lifecycle.Lookup, which returns a record holding
-// one, a decoder of keys), unless that package has the grant itself (the
-// authentication package's Principal.Scope), and every type assertion or
-// conversion to a type that is or holds one (a scope taken out of a
-// context.Context that something else stored). "Holds" counts what the
+// one, a decoder of keys, As[storage.TenantScope]), through a parameter
+// that points to one (FillScope(&s)), or through the parameters of a
+// callback (WithScope(func(s storage.TenantScope) error)). It reports
+// every type assertion, type switch case or conversion to a type that is
+// or holds one (a scope taken out of a context.Context that something
+// else stored). "Holds" counts what the
 // package can name: a scope in an unexported field of another package's
 // type (a subsystem's store keeping its caches) is not one it can take
 // out, and not reported; a method that hands it out is. A scope passed in

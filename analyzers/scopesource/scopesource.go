@@ -52,13 +52,16 @@ func run(p *rule.Pass) {
 	info := p.TypesInfo
 	issuer := func(pkg *types.Package) bool { return p.ImportPackageFact(pkg, new(Issuer)) }
 	for id := range inspector.All[*ast.Ident](p.Inspector) {
-		fn, ok := info.Uses[id].(*types.Func)
-		if !ok || fn.Pkg() == nil || fn.Pkg() == p.Pkg || issuer(fn.Pkg()) {
+		obj := info.Uses[id]
+		if obj == nil || obj.Pkg() == nil || obj.Pkg() == p.Pkg || issuer(obj.Pkg()) {
 			continue
 		}
-		if tn := find.Find(fn.Signature().Results()); tn != nil {
-			d := credentials[tn]
-			p.Reportf(id, d.Instead(), "%s returns %s in a package that serves requests, whose scope is the credential's,", refs.Name(fn), refs.Name(tn))
+		sig := handsOutOf(obj, info.Instances[id].Type)
+		if sig == nil {
+			continue
+		}
+		if tn := handsOut(find, sig); tn != nil {
+			p.Reportf(id, credentials[tn].Instead(), "%s hands out %s in a package that serves requests, whose scope is the credential's,", refs.Name(obj), refs.Name(tn))
 		}
 	}
 	to := func(e ast.Expr, what string) {
@@ -70,11 +73,19 @@ func run(p *rule.Pass) {
 			p.Reportf(e, credentials[tn].Instead(), "%s to %s in a package that serves requests, whose scope is the credential's,", what, refs.TypeString(t))
 		}
 	}
-	p.Inspector.Preorder([]ast.Node{(*ast.TypeAssertExpr)(nil), (*ast.CallExpr)(nil)}, func(n ast.Node) {
+	p.Inspector.Preorder([]ast.Node{(*ast.TypeAssertExpr)(nil), (*ast.CallExpr)(nil), (*ast.TypeSwitchStmt)(nil)}, func(n ast.Node) {
 		switch n := n.(type) {
 		case *ast.TypeAssertExpr:
 			if n.Type != nil {
 				to(n.Type, "type assertion")
+			}
+		case *ast.TypeSwitchStmt:
+			for _, c := range n.Body.List {
+				for _, e := range c.(*ast.CaseClause).List {
+					if !info.Types[e].IsNil() {
+						to(e, "type switch case")
+					}
+				}
 			}
 		case *ast.CallExpr:
 			if tv := info.Types[n.Fun]; tv.IsType() && len(n.Args) == 1 && !info.Types[n.Args[0]].IsNil() {
@@ -82,4 +93,51 @@ func run(p *rule.Pass) {
 			}
 		}
 	})
+}
+
+// handsOutOf returns the signature through which a use of obj, another
+// package's declaration, may hand out values: a function's or method's,
+// instantiated (inst, the use's instance type, if generic), or a
+// package-level variable's of func type (var ScopeOf =
+// storage.NewTenantScope); nil for anything else.
+func handsOutOf(obj types.Object, inst types.Type) *types.Signature {
+	if sig, ok := inst.(*types.Signature); ok {
+		return sig
+	}
+	switch obj := obj.(type) {
+	case *types.Func:
+		return obj.Signature()
+	case *types.Var:
+		if obj.IsField() || obj.Parent() != obj.Pkg().Scope() {
+			return nil
+		}
+		sig, _ := obj.Type().Underlying().(*types.Signature)
+		return sig
+	}
+	return nil
+}
+
+// handsOut returns the credential type that sig hands its caller, if any:
+// in its results, through a parameter that points to one (FillScope(&s)),
+// or through the parameters of a callback it takes (WithScope(func(s
+// storage.TenantScope) error)). A parameter of the credential type itself
+// is what the caller gives, and is not reported.
+func handsOut(find *refs.Finder, sig *types.Signature) *types.TypeName {
+	if tn := find.Find(sig.Results()); tn != nil {
+		return tn
+	}
+	params := sig.Params()
+	for i := range params.Len() {
+		switch t := params.At(i).Type().Underlying().(type) {
+		case *types.Pointer:
+			if tn := find.Find(t.Elem()); tn != nil {
+				return tn
+			}
+		case *types.Signature:
+			if tn := find.Find(t.Params()); tn != nil {
+				return tn
+			}
+		}
+	}
+	return nil
 }

@@ -45,6 +45,12 @@
 // its own named telha.dev/jobs/x is not admitted), across modules, as Go's
 // internal/ directories do within one.
 //
+//	//telha:facade tests
+//
+// admits the test files (_test.go) of any package and no other file: the
+// authority's helpers for tests (storagetest), which read and write the
+// system namespace to prove nothing else did.
+//
 // A local declaration that merely shares a name, such as a type SystemScope of
 // another package, is not reported. Each message gives the advice of the mark:
 // in general, use a TenantScope from storage.NewTenantScope, or the facade

@@ -7,7 +7,7 @@ import _ "unsafe"
 // bypass-next
 //
 //go:linkname readOptions github.com/linxGnu/grocksdb.NewDefaultReadOptions
-func readOptions() uintptr
+func readOptions() uintptr // bypass
 
 // bypass-next
 //
