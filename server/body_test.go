@@ -141,7 +141,7 @@ func TestBodiesAreBounded(t *testing.T) {
 }
 
 // A client that sends its headers and then trickles its body, or stops,
-// is answered and let go within the call timeout, with a credential or
+// is answered and let go within the body timeout, with a credential or
 // without: it cannot hold a connection for as long as it likes.
 func TestSlowBodiesAreCut(t *testing.T) {
 	e := storage.NewMemoryEngine()

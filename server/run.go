@@ -42,6 +42,17 @@ type Config struct {
 	Drain time.Duration
 }
 
+// bodyTimeout is the http.Server's ReadTimeout for a call timeout: a
+// request's headers and body must arrive within it, so that a client that
+// trickles its body, or stops, is answered and let go rather than hold a
+// connection and a goroutine for as long as it likes (ReadHeaderTimeout
+// ends at the headers). Twice the call timeout, since a call's own
+// timeout starts once its body is read, and on HTTP/1.1 the server ends
+// a request still running past its ReadTimeout: a call that reads its
+// body in time is never cut short by it, since no call runs longer than
+// the call timeout (the RPCs' deadline, the tool calls' middleware).
+func bodyTimeout(call time.Duration) time.Duration { return 2 * call }
+
 // Run serves the tenant API of e until ctx ends, then stops
 // accepting, waits for the calls in flight (at most cfg.Drain), and
 // returns nil; or returns the error that stopped it.
@@ -80,11 +91,10 @@ func Run(ctx context.Context, e storage.Engine, cfg Config) error {
 		Protocols:         protocols,
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
-		// A body's time is bounded per request (boundBody); a connection
-		// that sends no request goes after IdleTimeout.
-		IdleTimeout:    2 * time.Minute,
-		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ReadTimeout:       bodyTimeout(cfg.Limits.WithDefaults().CallTimeout),
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
 	go func() {

@@ -83,7 +83,7 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	health := newHealth(e)
 	// Every request's body is bounded before a handler reads it; every
 	// call of the tenant API is authenticated before Connect reads it.
-	body := func(h http.Handler) http.Handler { return boundBody(limits.MaxRequestBytes, limits.CallTimeout, h) }
+	body := func(h http.Handler) http.Handler { return boundBody(limits.MaxRequestBytes, h) }
 	serve := func(path string, h http.Handler) {
 		mux.Handle(path, body(authn.RPCMiddleware(h, m.refused(path))))
 		health.services[strings.Trim(path, "/")] = true
@@ -101,7 +101,7 @@ func New(e storage.Engine, opts Options) (*Server, error) {
 	}
 	serve(telhav1connect.NewJobServiceHandler(api.NewJob(queues, limits, log), handlerOpts))
 	healthPath, healthHandler := grpchealth.NewHandler(health, connect.WithReadMaxBytes(maxHealthBytes))
-	mux.Handle(healthPath, boundBody(maxHealthBytes, limits.CallTimeout, healthHandler))
+	mux.Handle(healthPath, boundBody(maxHealthBytes, healthHandler))
 	backends := mcp.Backends{Graph: g, Vectors: vectors, Sources: docs, MaxNeighbours: limits.MaxPageSize, MaxK: limits.MaxK}
 	mux.Handle("/mcp", body(authn.Middleware(tenants.middleware(authn, limits.CallTimeout, mcp.Handler(backends, int64(limits.MaxRequestBytes))))))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
