@@ -29,12 +29,12 @@ type fixture struct {
 // go vet -vettool and the golangci-lint plugin, over the violation fixture
 // (a module) and the adversarial bypass fixture (a workspace with an
 // external test package at a module root, build-tagged files, packages
-// under testdata, _ and . directories), and requires the same findings: the
+// under testdata, vendor, _ and . directories), and requires the same findings: the
 // editor shows what the gate enforces. go vet and golangci-lint are run
 // where telhavet goes by itself: on every module, in each build of the
 // fixture's telhavet.builds on the packages with files the default build
-// leaves out, and on the packages under testdata, _ and . directories that
-// telhavet analyzed. golangci-lint honours //nolint, which the gate does
+// leaves out, and on the packages under testdata, vendor, _ and .
+// directories that telhavet analyzed. golangci-lint honours //nolint, which the gate does
 // not: the lines that hold one are left out of its comparison.
 //
 // It needs the two tools built (make agree builds them): TELHAVET and
@@ -113,8 +113,8 @@ type run struct {
 }
 
 // runs returns the runs that cover what telhavet analyzed in the fixture:
-// the packages of pkgs under testdata, _ and . directories (first: modules'
-// packages import them), each module in the default build, and the
+// the packages of pkgs under testdata, vendor, _ and . directories (first:
+// modules' packages import them), each module in the default build, and the
 // packages with files the default build leaves out in the other builds.
 func (fx fixture) runs(t *testing.T, pkgs []string) []run {
 	var runs, hidden []run
@@ -329,10 +329,10 @@ func (fx fixture) goCmd(t *testing.T, dir string, env []string, args ...string) 
 }
 
 // hiddenPath reports whether an import path has an element that ./...
-// skips: testdata, or a name starting with "_" or ".".
+// skips: testdata, vendor, or a name starting with "_" or ".".
 func hiddenPath(p string) bool {
 	for elem := range strings.SplitSeq(p, "/") {
-		if elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
+		if elem == "testdata" || elem == "vendor" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
 			return true
 		}
 	}
