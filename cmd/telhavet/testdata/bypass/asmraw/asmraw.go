@@ -12,5 +12,8 @@ func readOptions() uintptr // bypass
 // poke writes into a key from assembly.
 func poke(k *storage.Key, b byte) // bypass
 
+// pokeAny writes into whatever its caller hands it: a key, as any.
+func pokeAny(p any, off int, b byte) // bypass
+
 // Use keeps them.
-var Use = []any{readOptions, poke}
+var Use = []any{readOptions, poke, pokeAny}

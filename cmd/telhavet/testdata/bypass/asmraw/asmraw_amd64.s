@@ -9,3 +9,10 @@ TEXT ·poke(SB), NOSPLIT, $0-9
 	MOVB b+8(FP), BX
 	MOVB BX, (AX)
 	RET
+
+TEXT ·pokeAny(SB), NOSPLIT, $0-25
+	MOVQ p_data+8(FP), AX
+	MOVQ off+16(FP), BX
+	MOVB b+24(FP), CX
+	MOVB CX, (AX)(BX*1)
+	RET
