@@ -167,8 +167,8 @@ func (l *tenantLimit) leave(scope storage.TenantScope, t *tenantSlots) {
 	}
 }
 
-// interceptor applies the bound to every call. A call that waited for
-// its slot has its credential checked again (recheck).
+// interceptor applies the bound to every call. A call that starts long
+// after its check has its credential checked again (recheck).
 func (l *tenantLimit) interceptor(authn *auth.Authenticator) connect.Interceptor {
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
@@ -184,7 +184,7 @@ func (l *tenantLimit) interceptor(authn *auth.Authenticator) connect.Interceptor
 				return nil, err
 			}
 			defer release()
-			if waited {
+			if stale(p, waited) {
 				if err := recheck(ctx, authn, p, req.Header().Values("Authorization")); err != nil {
 					return nil, err
 				}
@@ -194,12 +194,25 @@ func (l *tenantLimit) interceptor(authn *auth.Authenticator) connect.Interceptor
 	})
 }
 
+// recheckAfter is how old a call's check may be when the call starts to
+// run: a call authenticated longer ago than that, before its body arrived
+// or while it waited, is checked again.
+const recheckAfter = 100 * time.Millisecond
+
+// stale reports whether the call of p, which waited for its slot or not,
+// must check its credential again before it runs.
+func stale(p auth.Principal, waited bool) bool {
+	return waited || time.Since(p.Checked()) > recheckAfter
+}
+
 // recheck checks again the credential of a call that was authenticated as
-// p and then waited for its tenant's slot, up to the call's deadline:
-// meanwhile its key may have been revoked, or its tenant erased, and a
-// write let through on the first check would land after the erasure had
-// counted the tenant's rows to zero. What is left is the time between
-// this check and the call's own write (see the package documentation).
+// p and then took long to start: its body was slow to arrive (the
+// authentication comes before it), or it waited for its tenant's slot, up
+// to the call's deadline. Meanwhile its key may have been revoked, or its
+// tenant erased, and a write let through on the first check would land
+// after the erasure had counted the tenant's rows to zero. What is left is
+// the time between the last check and the call's own write (see the
+// package documentation).
 func recheck(ctx context.Context, authn *auth.Authenticator, p auth.Principal, values []string) error {
 	now, err := authn.Check(ctx, values)
 	if err != nil {
@@ -234,7 +247,7 @@ func (l *tenantLimit) middleware(authn *auth.Authenticator, timeout time.Duratio
 			return
 		}
 		defer release()
-		if waited {
+		if stale(p, waited) {
 			if err := recheck(ctx, authn, p, r.Header.Values("Authorization")); err != nil {
 				if connect.CodeOf(err) != connect.CodeUnauthenticated {
 					http.Error(w, "the store cannot check credentials now", http.StatusServiceUnavailable)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -235,5 +236,69 @@ func TestQueuedCallsCheckTheirCredentialAgain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A call whose body arrives long after its headers were authenticated
+// checks its credential again before it runs: a write whose tenant was
+// erased while its body was on the way must not land after the erasure.
+func TestSlowCallsCheckTheirCredentialAgain(t *testing.T) {
+	e := engineOf(t, "memory")
+	srv, err := New(e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	scopes := storagetest.TenantScopes(t, 1)
+	if _, err := lifecycle.Provision(e, scopes[0], "leaving"); err != nil {
+		t.Fatal(err)
+	}
+	_, tok, err := CreateKey(e, "leaving", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, send := io.Pipe()
+	req, err := http.NewRequest(http.MethodPost, hs.URL+"/telha.v1.TraceService/RecordTrace", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	if _, err := io.WriteString(send, `{"trace":{"query":"late",`); err != nil {
+		t.Fatal(err)
+	}
+	// Past recheckAfter: the headers were authenticated meanwhile, or the
+	// erasure comes first and the first check refuses; either way the
+	// write must not land.
+	time.Sleep(3 * recheckAfter)
+	if _, err := lifecycle.EraseTenant(e, scopes[0], lifecycle.EraseOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(send, `"params":{"who":"SECRET"}}}`); err != nil {
+		t.Fatal(err)
+	}
+	send.Close()
+	if code := <-answered; code != http.StatusUnauthorized {
+		t.Errorf("a write whose tenant was erased while its body arrived = %d, want 401", code)
+	}
+	counts, err := lifecycle.Verify(e, scopes[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fc := range counts {
+		if fc.Rows != 0 {
+			t.Errorf("after the erasure, %v holds %d rows of the tenant", fc.Family, fc.Rows)
+		}
 	}
 }

@@ -51,7 +51,7 @@ func (a *Authenticator) authenticate(ctx context.Context, values []string) (Prin
 		a.log.LogAttrs(ctx, slog.LevelError, "authentication failed", slog.String("error", err.Error()))
 		return Principal{}, err
 	}
-	return Principal{key: k}, nil
+	return Principal{key: k, checked: a.now()}, nil
 }
 
 // Interceptor returns the Connect interceptor that authenticates every
