@@ -187,23 +187,9 @@ func TestQueuedCallsCheckTheirCredentialAgain(t *testing.T) {
 		}},
 	} {
 		t.Run(c.what, func(t *testing.T) {
-			e := engineOf(t, "memory")
-			srv, err := New(e, Options{Tenant: TenantBound{Concurrency: 1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			hs := httptest.NewServer(srv.Handler())
-			t.Cleanup(hs.Close)
-			w := &wire{http: hs, client: hs.Client()}
-			scopes := storagetest.TenantScopes(t, 1)
-			if _, err := lifecycle.Provision(e, scopes[0], "leaving"); err != nil {
-				t.Fatal(err)
-			}
-			key, tok, err := CreateKey(e, "leaving", "", 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			release, _, err := srv.tenants.acquire(context.Background(), scopes[0])
+			l := newLeaving(t, Options{Tenant: TenantBound{Concurrency: 1}})
+			w := &wire{http: l.hs, client: l.hs.Client()}
+			release, _, err := l.srv.tenants.acquire(context.Background(), l.scope)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,27 +199,21 @@ func TestQueuedCallsCheckTheirCredentialAgain(t *testing.T) {
 			}
 			answered := make(chan answer, 1)
 			go func() {
-				code, out := w.call(t, tok, "telha.v1.TraceService/RecordTrace", `{"trace":{"query":"late","params":{"who":"SECRET"}}}`)
+				code, out := w.call(t, l.token, "telha.v1.TraceService/RecordTrace", `{"trace":{"query":"late","params":{"who":"SECRET"}}}`)
 				answered <- answer{code, out}
 			}()
-			for srv.tenants.waiting(scopes[0]) == 0 {
+			for l.srv.tenants.waiting(l.scope) == 0 {
 				time.Sleep(time.Millisecond)
 			}
-			if err := c.revoke(e, scopes[0], key.ID); err != nil {
+			if err := c.revoke(l.e, l.scope, l.key.ID); err != nil {
 				t.Fatal(err)
 			}
 			release()
 			if a := <-answered; a.code != http.StatusUnauthorized {
 				t.Errorf("the queued write after its tenant was %s = %d %s, want 401", c.what, a.code, a.out)
 			}
-			counts, err := lifecycle.Verify(e, scopes[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, fc := range counts {
-				if c.what == "erased" && fc.Rows != 0 {
-					t.Errorf("after the erasure, %v holds %d rows of the tenant", fc.Family, fc.Rows)
-				}
+			if c.what == "erased" {
+				l.assertEmpty(t)
 			}
 		})
 	}
@@ -243,31 +223,17 @@ func TestQueuedCallsCheckTheirCredentialAgain(t *testing.T) {
 // checks its credential again before it runs: a write whose tenant was
 // erased while its body was on the way must not land after the erasure.
 func TestSlowCallsCheckTheirCredentialAgain(t *testing.T) {
-	e := engineOf(t, "memory")
-	srv, err := New(e, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	scopes := storagetest.TenantScopes(t, 1)
-	if _, err := lifecycle.Provision(e, scopes[0], "leaving"); err != nil {
-		t.Fatal(err)
-	}
-	_, tok, err := CreateKey(e, "leaving", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := newLeaving(t, Options{})
 	body, send := io.Pipe()
-	req, err := http.NewRequest(http.MethodPost, hs.URL+"/telha.v1.TraceService/RecordTrace", body)
+	req, err := http.NewRequest(http.MethodPost, l.hs.URL+"/telha.v1.TraceService/RecordTrace", body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Authorization", "Bearer "+l.token)
 	answered := make(chan int, 1)
 	go func() {
-		resp, err := hs.Client().Do(req)
+		resp, err := l.hs.Client().Do(req)
 		if err != nil {
 			answered <- 0
 			return
@@ -282,7 +248,7 @@ func TestSlowCallsCheckTheirCredentialAgain(t *testing.T) {
 	// erasure comes first and the first check refuses; either way the
 	// write must not land.
 	time.Sleep(3 * recheckAfter)
-	if _, err := lifecycle.EraseTenant(e, scopes[0], lifecycle.EraseOptions{}); err != nil {
+	if _, err := lifecycle.EraseTenant(l.e, l.scope, lifecycle.EraseOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := io.WriteString(send, `"params":{"who":"SECRET"}}}`); err != nil {
@@ -292,7 +258,43 @@ func TestSlowCallsCheckTheirCredentialAgain(t *testing.T) {
 	if code := <-answered; code != http.StatusUnauthorized {
 		t.Errorf("a write whose tenant was erased while its body arrived = %d, want 401", code)
 	}
-	counts, err := lifecycle.Verify(e, scopes[0])
+	l.assertEmpty(t)
+}
+
+// leaving is a server on a memory engine with one tenant, about to go,
+// and a key of it.
+type leaving struct {
+	e     storage.Engine
+	srv   *Server
+	hs    *httptest.Server
+	scope storage.TenantScope
+	key   Key
+	token string
+}
+
+func newLeaving(t *testing.T, opts Options) *leaving {
+	t.Helper()
+	l := &leaving{e: engineOf(t, "memory"), scope: storagetest.TenantScopes(t, 1)[0]}
+	var err error
+	if l.srv, err = New(l.e, opts); err != nil {
+		t.Fatal(err)
+	}
+	l.hs = httptest.NewServer(l.srv.Handler())
+	t.Cleanup(l.hs.Close)
+	if _, err := lifecycle.Provision(l.e, l.scope, "leaving"); err != nil {
+		t.Fatal(err)
+	}
+	if l.key, l.token, err = CreateKey(l.e, "leaving", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// assertEmpty fails t if the tenant holds a row: after its erasure, no
+// late write may have landed.
+func (l *leaving) assertEmpty(t *testing.T) {
+	t.Helper()
+	counts, err := lifecycle.Verify(l.e, l.scope)
 	if err != nil {
 		t.Fatal(err)
 	}
