@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"connectrpc.com/connect"
@@ -37,8 +36,8 @@ func newMetrics() *metrics {
 // path tells of each call it refuses: a call counted under the service's
 // path, not the procedure, since an anonymous client names any path it
 // likes and the labels must stay few.
-func (m *metrics) refused(path string) func(*http.Request, error) {
-	return func(_ *http.Request, err error) {
+func (m *metrics) refused(path string) func(error) {
+	return func(err error) {
 		m.calls.WithLabelValues(path, connect.CodeOf(err).String()).Inc()
 	}
 }

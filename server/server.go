@@ -10,13 +10,13 @@
 //
 // A call is authenticated before Connect reads its body, and again when
 // it starts to run long after that (its body was slow, or it waited for
-// its tenant's slot; the MCP tools, which only read, are checked at
-// their slot). What no check here closes is the
-// time between the last check and the call's own write: a write that
-// passed it while an erasure of its tenant starts elsewhere (another
-// process on a shared etcd store) may land after the erasure's deletion.
-// lifecycle.EraseTenant documents the same: quiesce the tenant first (on
-// etcd, revoke its keys, then wait out the call timeout).
+// its tenant's slot; the MCP tools, which only read, are checked at their
+// slot). What no check here closes is the time between the last check and
+// the call's own write: a write that passed it while an erasure of its
+// tenant starts elsewhere (another process on a shared etcd store) may
+// land after the erasure's deletion. lifecycle.EraseTenant documents the
+// same: quiesce the tenant first (on etcd, revoke its keys, then wait out
+// the call timeout).
 package server
 
 import (

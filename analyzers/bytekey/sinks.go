@@ -82,6 +82,7 @@ func checkBodyless(p *rule.Pass) {
 // gets a key as surely as through one of type storage.Key (an any holding
 // a *storage.Key is, to assembly, a pointer to the key's bytes), from
 // callers in packages that do import it.
+//
 // A function that also names a type of the authority is checkBodyless's;
 // the files cgo writes for a package (its runtime's hooks) are cgo's.
 func checkCarriers(p *rule.Pass) {
@@ -108,18 +109,16 @@ func checkCarriers(p *rule.Pass) {
 // parameters and results of sig, the receiver included.
 func signatureCarrier(sig *types.Signature) types.Type {
 	seen := make(map[types.Type]bool)
-	vars := []*types.Var{}
-	if sig.Recv() != nil {
-		vars = append(vars, sig.Recv())
-	}
-	for _, tuple := range []*types.Tuple{sig.Params(), sig.Results()} {
-		for i := range tuple.Len() {
-			vars = append(vars, tuple.At(i))
+	if recv := sig.Recv(); recv != nil {
+		if c := carrier(recv.Type(), seen); c != nil {
+			return c
 		}
 	}
-	for _, v := range vars {
-		if c := carrier(v.Type(), seen); c != nil {
-			return c
+	for _, tuple := range []*types.Tuple{sig.Params(), sig.Results()} {
+		for v := range tuple.Variables() {
+			if c := carrier(v.Type(), seen); c != nil {
+				return c
+			}
 		}
 	}
 	return nil

@@ -94,15 +94,13 @@ func (a *Authenticator) Check(ctx context.Context, values []string) (Principal, 
 // connect-go reads, decompresses and decodes a request before its
 // interceptors run, so behind the interceptor alone an anonymous client
 // could make the server inflate and decode a message for the cost of a
-// few compressed bytes. refused, if not nil, is told of each refusal.
-func (a *Authenticator) RPCMiddleware(next http.Handler, refused func(*http.Request, error)) http.Handler {
+// few compressed bytes. refused is told of each refusal (for metrics).
+func (a *Authenticator) RPCMiddleware(next http.Handler, refused func(error)) http.Handler {
 	errs := connect.NewErrorWriter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.Check(r.Context(), r.Header.Values("Authorization"))
 		if err != nil {
-			if refused != nil {
-				refused(r, err)
-			}
+			refused(err)
 			_ = errs.Write(w, r, err)
 			return
 		}
