@@ -31,7 +31,9 @@
 //   - the modules of the key authority must be where authority.conf places
 //     them, relative to the go.work root;
 //   - a replace directive that puts a directory in a module's place must
-//     name a workspace module (auditReplaces).
+//     name a workspace module (auditReplaces);
+//   - runs on the same go command cache take turns (lockRuns), where
+//     concurrent go vet runs can lose each other's findings.
 //
 // Run by go vet, it speaks go vet's unit protocol; there, a -NAME flag per
 // Telha rule (telhavet rules) selects the Telha rules alone.
@@ -260,6 +262,12 @@ func analyze(o *options) (*results, string, error) {
 		flags = append(flags, "-"+inventory.Name)
 	}
 	flags = append(flags, o.analyzerFlags...)
+
+	unlock, err := lockRuns(ws.env["GOCACHE"])
+	if err != nil {
+		return nil, "", err
+	}
+	defer unlock()
 
 	// The first pass of every build at once: the packages asked for in the
 	// default build, and in each other build the packages likely to hold

@@ -167,7 +167,7 @@ func (c *resultCache) trim(now time.Time) error {
 	}
 	for _, e := range entries {
 		info, err := e.Info()
-		if err != nil || e.Name() == "trim.txt" || now.Sub(info.ModTime()) < maxAge {
+		if err != nil || e.Name() == "trim.txt" || e.Name() == runLockName || now.Sub(info.ModTime()) < maxAge {
 			continue
 		}
 		os.Remove(filepath.Join(c.dir, e.Name())) // gone already, or in use: the next trim

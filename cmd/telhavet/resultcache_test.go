@@ -190,7 +190,7 @@ func TestResultCacheInputs(t *testing.T) {
 // TestResultCacheEntries checks that a question has one entry, replayed
 // only for the inputs it was stored with, that concurrent writers and
 // readers see whole entries, and that entries unused for maxAge are
-// trimmed.
+// trimmed, the lock of the runs (lockRuns) never.
 func TestResultCacheEntries(t *testing.T) {
 	c, root := testCache(t)
 	name, inputs, err := c.key(vetRun{dir: root, build: build{tags: "x"}, pkgs: []string{"./..."}})
@@ -237,7 +237,10 @@ func TestResultCacheEntries(t *testing.T) {
 	}
 
 	old := time.Now().Add(-maxAge - time.Hour)
-	for _, f := range []string{name, "trim.txt"} {
+	if err := os.WriteFile(filepath.Join(c.dir, runLockName), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{name, "trim.txt", runLockName} {
 		if err := os.Chtimes(filepath.Join(c.dir, f), old, old); err != nil {
 			t.Fatal(err)
 		}
@@ -247,6 +250,9 @@ func TestResultCacheEntries(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.dir, name)); err == nil {
 		t.Errorf("an entry unused for %v was not trimmed", maxAge)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, runLockName)); err != nil {
+		t.Errorf("the lock of the runs was trimmed: %v", err)
 	}
 	if out, ok := c.load(other, edited); !ok || string(out) != "new" {
 		t.Errorf("the new entry: %q, %v", out, ok)
