@@ -111,8 +111,13 @@ type Erasure struct {
 
 // EraseTenant erases every row of scope from e physically, records it in
 // the ledger, and returns the entry. See the comment at the head of this
-// file for the steps. Writes to the tenant that run concurrently with the
-// erasure may survive it: quiesce the tenant first. An engine that cannot
+// file for the steps. A tenant the registry holds is marked Erasing before
+// anything is deleted, and every subsystem's write to it is fenced on that
+// row (tenants.RequireWritable): a write that checked the tenant before
+// the mark, in any process, is refused rather than landing after the
+// deletion. A scope the registry does not hold has no row to fence on:
+// writes to it that run concurrently with the erasure may survive it, so
+// quiesce it first. An engine that cannot
 // compact (storage.ErrCompactUnsupported) is refused before anything is
 // deleted.
 //

@@ -8,6 +8,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/ledger"
+	"telha.dev/core/storage/system/tenants"
 	"telha.dev/sources"
 	"telha.dev/temporal"
 	"telha.dev/vector"
@@ -45,6 +46,9 @@ func EraseEntity(e storage.Engine, scope storage.TenantScope, id uuid.UUID, opts
 	if err := addEntityErasure(e, &b, scope, id); err != nil {
 		return Erasure{}, err
 	}
+	if err := tenants.RequireWritable(e, &b, scope); err != nil {
+		return Erasure{}, fmt.Errorf("erase entity %s: %w", id, err)
+	}
 	en, err := ledger.NewEntry(ledger.KindEntity, scope, id)
 	if err != nil {
 		return Erasure{}, fmt.Errorf("erase entity %s: %w", id, err)
@@ -57,7 +61,7 @@ func EraseEntity(e storage.Engine, scope storage.TenantScope, id uuid.UUID, opts
 		return Erasure{}, fmt.Errorf("erase entity %s of %s: %w", id, scope, ErrNotFound)
 	}
 	opts.progress("erase entity %s of %s: deleting %d rows (%d bytes)", id, scope, rows, n)
-	if err := ledger.Commit(e, &b, &en); err != nil {
+	if err := tenants.Refused(e, scope, ledger.Commit(e, &b, &en)); err != nil {
 		return Erasure{}, fmt.Errorf("erase entity %s: %w", id, err)
 	}
 	if err := done(StepDelete); err != nil {

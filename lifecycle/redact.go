@@ -12,6 +12,7 @@ import (
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/ledger"
+	"telha.dev/core/storage/system/tenants"
 	"telha.dev/sources"
 )
 
@@ -127,8 +128,11 @@ func redact(e storage.Engine, scope storage.TenantScope, blob uuid.UUID, opts Re
 	if err := p.AddTo(&b, en.ID); err != nil {
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)
 	}
+	if err := tenants.RequireWritable(e, &b, scope); err != nil {
+		return Redacted{}, fmt.Errorf("%s: %w", what, err)
+	}
 	opts.erase().progress("%s of %s: %d ranges, %d spans overlap", what, scope, len(en.Redaction.Ranges), len(p.Overlapping()))
-	if err := ledger.Commit(e, &b, &en); errors.Is(err, storage.ErrConflict) {
+	if err := tenants.Refused(e, scope, ledger.Commit(e, &b, &en)); errors.Is(err, storage.ErrConflict) {
 		return Redacted{}, fmt.Errorf("%s of %s: changed since it was planned: %w: %w", what, scope, sources.ErrBadPlan, err)
 	} else if err != nil {
 		return Redacted{}, fmt.Errorf("%s: %w", what, err)

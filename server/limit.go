@@ -210,9 +210,9 @@ func stale(p auth.Principal, waited bool) bool {
 // authentication comes before it), or it waited for its tenant's slot, up
 // to the call's deadline. Meanwhile its key may have been revoked, or its
 // tenant erased, and a write let through on the first check would land
-// after the erasure had counted the tenant's rows to zero. What is left is
-// the time between the last check and the call's own write (see the
-// package documentation).
+// after the erasure had counted the tenant's rows to zero. The time
+// between the last check and the call's own write is fenced by the store
+// (see the package documentation).
 func recheck(ctx context.Context, authn *auth.Authenticator, p auth.Principal, values []string) error {
 	now, err := authn.Check(ctx, values)
 	if err != nil {

@@ -304,3 +304,39 @@ func (l *leaving) assertEmpty(t *testing.T) {
 		}
 	}
 }
+
+// A write that passed every check of its credential while an erasure of
+// its tenant began is refused by the store, as failed_precondition, and
+// leaves no row: for each subsystem a write of the API reaches.
+func TestWritesRacingAnErasureAreRefused(t *testing.T) {
+	for _, c := range []struct{ procedure, body string }{
+		{"telha.v1.TemporalService/PutNode", fmt.Sprintf(`{"id":%q,"value":"bGF0ZQ=="}`, uuid.New())},
+		{"telha.v1.TraceService/RecordTrace", `{"trace":{"query":"late","params":{"who":"SECRET"}}}`},
+		{"telha.v1.SourceService/PutSource", `{"text":"bGF0ZQ=="}`},
+		{"telha.v1.JobService/Enqueue", `{"payload":"bGF0ZQ==","priority":1,"maxAttempts":1}`},
+	} {
+		t.Run(c.procedure, func(t *testing.T) {
+			l := newLeaving(t, Options{})
+			e := &storagetest.RacingWriter{Engine: l.e}
+			srv, err := New(e, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(srv.Handler())
+			t.Cleanup(hs.Close)
+			var eraseErr error
+			e.Arm(func() { _, eraseErr = lifecycle.EraseTenant(l.e, l.scope, lifecycle.EraseOptions{}) })
+			code, out := (&wire{http: hs, client: hs.Client()}).call(t, l.token, c.procedure, c.body)
+			if eraseErr != nil {
+				t.Fatal(eraseErr)
+			}
+			if e.Armed() {
+				t.Fatalf("%s wrote nothing (%d %s)", c.procedure, code, out)
+			}
+			if !strings.Contains(string(out), `"code":"failed_precondition"`) {
+				t.Errorf("%s racing an erasure = %d %s, want failed_precondition", c.procedure, code, out)
+			}
+			l.assertEmpty(t)
+		})
+	}
+}

@@ -11,12 +11,12 @@
 // A call is authenticated before Connect reads its body, and again when
 // it starts to run long after that (its body was slow, or it waited for
 // its tenant's slot; the MCP tools, which only read, are checked at their
-// slot). What no check here closes is the time between the last check and
-// the call's own write: a write that passed it while an erasure of its
-// tenant starts elsewhere (another process on a shared etcd store) may
-// land after the erasure's deletion. lifecycle.EraseTenant documents the
-// same: quiesce the tenant first (on etcd, revoke its keys, then wait out
-// the call timeout).
+// slot). The time between the last check and the call's own write is
+// closed by the store: every write of a tenant's rows is fenced on the
+// tenant's registry row (tenants.RequireWritable), so a write that passed
+// its check while an erasure or an import of its tenant began elsewhere
+// (another process on a shared etcd store) is refused, as
+// FailedPrecondition, rather than landing after the erasure's deletion.
 package server
 
 import (

@@ -124,7 +124,18 @@ func (s *Store) RecordTrace(scope storage.TenantScope, t Trace) (Trace, error) {
 	case !errors.Is(err, storage.ErrNotFound):
 		return Trace{}, fmt.Errorf("record trace %s: %w", t.ID, err)
 	}
-	if err := s.engine.Put(k, appendTrace(nil, t)); err != nil {
+	// Another process may record the id meanwhile: the batch requires it
+	// absent still.
+	var b storage.Batch
+	b.RequireAbsent(k)
+	b.Put(k, appendTrace(nil, t))
+	err := s.apply(scope, &b, false)
+	if errors.Is(err, storage.ErrConflict) {
+		if _, gerr := s.engine.Get(k); gerr == nil {
+			err = ErrTraceExists
+		}
+	}
+	if err != nil {
 		return Trace{}, fmt.Errorf("record trace %s: %w", t.ID, err)
 	}
 	return t, nil

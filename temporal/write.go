@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
+	"telha.dev/core/storage/system/tenants"
 )
 
 // writer collects the rows of one write into one batch.
@@ -71,7 +72,10 @@ func (s *Store) AssertNode(scope storage.TenantScope, f NodeFact) (storage.Times
 // The batch also advances the tenant's transaction clock in the store
 // (storage.ReadTxClock) to the latest time fill handed out, and requires
 // the tenant's generation, each as the Store last knew it: the cluster
-// clock of the package documentation. A write that another process's
+// clock of the package documentation. It requires the tenant's registry
+// row as it is read before the write (tenants.RequireWritable): a tenant
+// being imported or erased is refused, and a write checked before that
+// began is overtaken, made again, and refused. A write that another process's
 // write overtook meanwhile fails those conditions, applies nothing, and is
 // made again from a fresh reading of the counters and of what it
 // supersedes; when the generation moved (a wipe, an erasure, an import
@@ -113,6 +117,9 @@ func (s *Store) attempt(scope storage.TenantScope, durable bool, fill func(*writ
 	}
 	s.clock.Observe(st.clock.Time())
 	w := &writer{s: s, scope: scope}
+	if err := tenants.RequireWritable(s.engine, &w.b, scope); err != nil {
+		return 0, false, err
+	}
 	if tx, err = fill(w); err != nil {
 		return 0, false, err
 	}

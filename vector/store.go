@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/system/models"
+	"telha.dev/core/storage/system/tenants"
 )
 
 // Store reads and writes vectors on one engine, and keeps the in-memory
@@ -172,14 +174,21 @@ func (s *Store) WriteDurable(b *storage.Batch) error {
 // write applies b with the sequence of every tenant and model it writes
 // vectors of advanced in it (storage.WriteCounted: made again when
 // another writer advanced one meanwhile), so that the indexes of other
-// processes learn of it (memory.validate).
+// processes learn of it (memory.validate), and fenced on the registry row
+// of each of those tenants (tenants.RequireWritable): a tenant being
+// imported or erased is refused with tenants.ErrNotWritable, also when it
+// began after the batch was checked.
 func (s *Store) write(b *storage.Batch, durable bool) error {
 	// The rows are read before the engine sees the batch, and b must not
 	// change until Write returns, as with Engine.Write.
 	rows := vectorRows(b)
 	keys := make([]indexKey, 0, len(rows))
+	var scopes []storage.TenantScope
 	for key := range rows {
 		keys = append(keys, key)
+		if !slices.Contains(scopes, key.scope) {
+			scopes = append(scopes, key.scope)
+		}
 	}
 	// The first attempt takes the sequences as this process last wrote or
 	// read them; an attempt they fail (another process wrote) reads them.
@@ -208,10 +217,18 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 	}
 	cs, err := storage.WriteCounted(s.eng, durable, read, func(wb *storage.Batch) error {
 		wb.Append(b)
+		for _, scope := range scopes {
+			if err := tenants.RequireWritable(s.eng, wb, scope); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		s.mem.failedBatch(rows)
+		for _, scope := range scopes {
+			err = tenants.Refused(s.eng, scope, err)
+		}
 		return err
 	}
 	seqs := make(map[indexKey]uint64, len(keys))

@@ -76,6 +76,13 @@ var (
 	// again and decide again.
 	ErrConflict = errors.New("conflict: a condition of the batch does not hold")
 
+	// ErrTenantNotWritable reports a write refused because its tenant's
+	// registry row says the tenant is not active: it is being imported
+	// or erased, or was erased. A write that checked its tenant before
+	// the row changed is refused all the same, by the condition on the
+	// row it carries (see tenants.RequireWritable).
+	ErrTenantNotWritable = errors.New("tenant not writable: being imported or erased, or erased")
+
 	// ErrStale reports a read of a state the engine no longer keeps: a
 	// snapshot, or a scan paused in its loop body, older than the history
 	// the engine retains (another writer compacted it away). Nothing is

@@ -72,7 +72,7 @@ var codes = []struct {
 		vector.ErrInvalidQuery, bitmap.ErrInvalidQuery, bitmap.ErrOverflow, sources.ErrNotCanonical,
 		sources.ErrBadSpan, sources.ErrBadFact, sources.ErrBadTrace, jobs.ErrBadOwner, jobs.ErrBadLease}},
 	{connect.CodeFailedPrecondition, []error{sources.ErrBlocklisted, sources.ErrRedacted, jobs.ErrLeaseLost,
-		jobs.ErrWrongOwner}},
+		jobs.ErrWrongOwner, storage.ErrTenantNotWritable}},
 	{connect.CodeAlreadyExists, []error{sources.ErrTraceExists}},
 }
 

@@ -30,6 +30,10 @@ var (
 	// ErrUnknownTenant reports a scope or name the registry does not hold.
 	ErrUnknownTenant = errors.New("unknown tenant")
 
+	// ErrNotWritable reports a write to a tenant that is not active
+	// (RequireWritable). It is storage.ErrTenantNotWritable.
+	ErrNotWritable = storage.ErrTenantNotWritable
+
 	// ErrBadTransition reports a state change the lifecycle does not
 	// allow, or an invalid state.
 	ErrBadTransition = errors.New("illegal tenant state transition")

@@ -100,28 +100,38 @@ func Provision(e storage.Engine, scope storage.TenantScope, name string) error {
 
 // Get returns the registry row of scope, or ErrUnknownTenant.
 func Get(r storage.Reader, scope storage.TenantScope) (Tenant, error) {
+	t, _, err := get(r, scope)
+	if err != nil {
+		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, err)
+	}
+	return t, nil
+}
+
+// get returns the registry row of scope, decoded and as stored, or
+// ErrUnknownTenant.
+func get(r storage.Reader, scope storage.TenantScope) (Tenant, []byte, error) {
 	if r == nil {
-		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, storage.ErrNotOpen)
+		return Tenant{}, nil, storage.ErrNotOpen
 	}
 	if scope.IsZero() {
-		return Tenant{}, fmt.Errorf("get tenant: %w", ErrNilScope)
+		return Tenant{}, nil, ErrNilScope
 	}
 	k := storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(scope))
 	v, err := r.Get(k)
 	if errors.Is(err, storage.ErrNotFound) {
-		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, ErrUnknownTenant)
+		return Tenant{}, nil, ErrUnknownTenant
 	}
 	if err != nil {
-		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, err)
+		return Tenant{}, nil, err
 	}
 	t, err := decodeRow(storage.KV{Key: k.Bytes(), Value: v})
 	if err != nil {
-		return Tenant{}, fmt.Errorf("get tenant %s: %w", scope, err)
+		return Tenant{}, nil, err
 	}
 	if t.Scope != scope {
-		return Tenant{}, fmt.Errorf("get tenant %s: row holds %s: %w", scope, t.Scope, ErrCorrupt)
+		return Tenant{}, nil, fmt.Errorf("row holds %s: %w", t.Scope, ErrCorrupt)
 	}
-	return t, nil
+	return t, v, nil
 }
 
 // ByName returns the tenant with display name name, or ErrUnknownTenant.
