@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+
+	"telha.dev/core/storage"
 )
 
 // Errors of the lifecycle's provisioning, export and import. Functions
@@ -16,6 +18,12 @@ var (
 	// ErrNotActive reports an export or import of a tenant that is being
 	// erased or was erased.
 	ErrNotActive = errors.New("tenant not active")
+
+	// ErrNotWritable reports an entity erasure or a redaction, or any
+	// subsystem's write, in a tenant that is being imported or erased, or
+	// was erased, also one that began after the write checked its tenant.
+	// It is storage.ErrTenantNotWritable.
+	ErrNotWritable = storage.ErrTenantNotWritable
 
 	// ErrTargetNotEmpty reports an import into a tenant that holds rows:
 	// an import never merges into existing data.

@@ -83,7 +83,7 @@ var errHelp = errors.New("help shown")
 var refusals = []error{
 	// the tenant lifecycle: scopes, names, tenants, exports, restores, ledgers, input files
 	lifecycle.ErrBadScope, lifecycle.ErrNilScope, lifecycle.ErrExists, lifecycle.ErrNameTaken,
-	lifecycle.ErrInvalidName, lifecycle.ErrUnknownTenant, lifecycle.ErrNotActive, lifecycle.ErrTargetNotEmpty,
+	lifecycle.ErrInvalidName, lifecycle.ErrUnknownTenant, lifecycle.ErrNotActive, lifecycle.ErrNotWritable, lifecycle.ErrTargetNotEmpty,
 	lifecycle.ErrNotExport, lifecycle.ErrVersion, lifecycle.ErrCorruptFile, lifecycle.ErrNotFound,
 	lifecycle.ErrRestoreTarget, lifecycle.ErrBadLedger, lifecycle.ErrForeignLedger, lifecycle.ErrNotRegular,
 	lifecycle.ErrUnfinished, lifecycle.ErrCheckpoint,
