@@ -17,6 +17,7 @@ type Reaped struct {
 	Requeued    int // expired leases returned to the queue
 	Dead        int // expired leases whose attempts were spent
 	Quarantined int // rows whose keys do not decode, stepped over (Store.Quarantined lists them)
+	Fenced      int // expired leases of tenants being imported or erased, left for the import or the erasure
 }
 
 // Reap returns every expired lease, of every tenant and of the system
@@ -28,7 +29,9 @@ type Reaped struct {
 // The sweep crosses every tenant's rows: a row whose value does not decode
 // is moved to dead (buried), and a row whose key does not decode is
 // stepped over and quarantined (Store.Quarantined), so that one damaged
-// row never stops the reaping of every other tenant.
+// row never stops the reaping of every other tenant. So does a tenant
+// being imported or erased, whose leases stay as they are (Fenced): its
+// jobs are the import's or the erasure's to settle.
 func (s *Store) Reap() (Reaped, error) {
 	t, err := s.now()
 	if err != nil {
@@ -59,6 +62,10 @@ func (s *Store) Reap() (Reaped, error) {
 			}
 		}
 		to, err := q.reclaim(j.JobAddr, now)
+		if errors.Is(err, storage.ErrTenantNotWritable) {
+			done.Fenced++
+			continue
+		}
 		if err != nil {
 			return done, fmt.Errorf("reap: %w", err)
 		}

@@ -69,7 +69,7 @@ func (t tenantSpace) poll(r storage.Reader, state State, after *addr) iter.Seq2[
 }
 
 func (t tenantSpace) write(e storage.Engine, durable bool, moves ...move) error {
-	return jobqueue.ApplyTenantMoves(e, durable, t.scope, t.String(), t.key, moves...)
+	return jobqueue.ApplyTenantMoves(e, durable, t.String(), t.key, moves...)
 }
 
 // systemSpace is the system queue, reached only through the facade.

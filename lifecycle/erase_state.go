@@ -54,6 +54,12 @@ func markErased(e storage.Engine, scope storage.TenantScope) error {
 	return nil
 }
 
+// leaving reports whether the registry has scope erasing or erased.
+func leaving(r storage.Reader, scope storage.TenantScope) bool {
+	t, err := tenants.Get(r, scope)
+	return err == nil && (t.State == tenants.Erasing || t.State == tenants.Erased)
+}
+
 // tenantsIn returns the tenants the registry has in state.
 func tenantsIn(r storage.Reader, state tenants.State) ([]storage.TenantScope, error) {
 	all, err := tenants.List(r)

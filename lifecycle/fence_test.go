@@ -1,14 +1,17 @@
 package lifecycle
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
+	"telha.dev/core/storage/system/credentials"
 	"telha.dev/core/storage/system/ledger"
 	"telha.dev/core/storage/system/tenants"
 	"telha.dev/sources"
@@ -120,5 +123,127 @@ func TestWritesRacingAStateChange(t *testing.T) {
 				check("after the write made again")
 			})
 		}
+	}
+}
+
+// TestResumeFinishesARedactionOfAnErasingTenant interrupts a redaction
+// that erases its overlapping facts after its commit, and then an erasure
+// of the same tenant after its mark: Resume must finish both, the
+// redaction's entity erasures refused by the fence going with the tenant,
+// and leave the tenant erased.
+func TestResumeFinishesARedactionOfAnErasingTenant(t *testing.T) {
+	e := storage.NewMemoryEngine()
+	t.Cleanup(func() { _ = e.Close() })
+	scope := scopeN(t, 1)
+	provision(t, e, scope, "alpha")
+	g := newGraph(t, e, scope, "alice")
+	t.Cleanup(func() { afterStep = nil })
+	errCrash := errors.New("injected crash")
+	crashAfter := func(at EraseStep) {
+		afterStep = func(s EraseStep) error {
+			if s == at {
+				return errCrash
+			}
+			return nil
+		}
+	}
+	crashAfter(StepDelete)
+	if _, err := Redact(e, scope, g.doc, []storage.BlobRange{{Start: 0, End: 20}}, RedactOptions{EraseFacts: true}); !errors.Is(err, errCrash) {
+		t.Fatalf("redaction: %v, want the injected crash", err)
+	}
+	crashAfter(StepMarkErasing)
+	if _, err := EraseTenant(e, scope, EraseOptions{}); !errors.Is(err, errCrash) {
+		t.Fatalf("erasure: %v, want the injected crash", err)
+	}
+	afterStep = nil
+	if _, err := Resume(e, EraseOptions{}); err != nil {
+		t.Errorf("resume: %v", err)
+	}
+	if st, err := tenants.Get(e, scope); err != nil || st.State != tenants.Erased {
+		t.Errorf("after Resume the tenant is %s (%v), want erased", st.State, err)
+	}
+	if err := remains(e, storage.TenantRanges(scope)); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestKeyCreatedRacingAnErasureIsRefused creates an API key of a tenant
+// whose erasure begins after the creation checked it: the key must be
+// refused, not land after the erasure deleted the tenant's keys.
+func TestKeyCreatedRacingAnErasureIsRefused(t *testing.T) {
+	inner := storage.NewMemoryEngine()
+	t.Cleanup(func() { _ = inner.Close() })
+	e := &storagetest.RacingWriter{Engine: inner}
+	scope := scopeN(t, 1)
+	provision(t, inner, scope, "alpha")
+	_, err := ledger.Deployment(inner)
+	mustDo(t, err)
+	var eraseErr error
+	e.Arm(func() { _, eraseErr = EraseTenant(inner, scope, EraseOptions{}) })
+	_, _, err = credentials.Create(e, scope, "ci", time.Time{})
+	mustDo(t, eraseErr)
+	if !errors.Is(err, storage.ErrTenantNotWritable) {
+		t.Errorf("create a key racing the erasure: %v, want ErrTenantNotWritable", err)
+	}
+	keys, err := credentials.List(inner)
+	mustDo(t, err)
+	for _, k := range keys {
+		if k.Scope == scope {
+			t.Errorf("key %s of the erased tenant landed after its erasure", k.ID)
+		}
+	}
+}
+
+// erasingImport erases tenant to at the first batch of an import that
+// puts a row of to, before it applies it: an erasure that another process
+// begins while the import runs.
+type erasingImport struct {
+	storage.Engine
+	to     storage.TenantScope
+	erased bool
+	err    error
+}
+
+func (e *erasingImport) race(b *storage.Batch) {
+	for _, m := range b.All() {
+		if !e.erased && m.Kind == storage.MutationPut && storage.TenantAll(e.to, m.Key.Family()).Contains(m.Key) {
+			e.erased = true
+			_, e.err = EraseTenant(e.Engine, e.to, EraseOptions{})
+			return
+		}
+	}
+}
+
+func (e *erasingImport) Write(b *storage.Batch) error {
+	e.race(b)
+	return e.Engine.Write(b)
+}
+
+func (e *erasingImport) WriteDurable(b *storage.Batch) error {
+	e.race(b)
+	return e.Engine.WriteDurable(b)
+}
+
+// TestImportRacingAnErasureStops begins an erasure of the import's target
+// after the import's first batch of rows was checked: that batch and every
+// later one are refused, the import fails with ErrNotWritable and leaves
+// the tenant to its erasure, and no row of it remains.
+func TestImportRacingAnErasureStops(t *testing.T) {
+	inner, _, data := memoryTenant(t, "source", 300)
+	to := scopeN(t, 2)
+	provision(t, inner, to, "target")
+	_, err := ledger.Deployment(inner)
+	mustDo(t, err)
+	e := &erasingImport{Engine: inner, to: to}
+	_, err = Import(e, to, bytes.NewReader(data), Options{})
+	mustDo(t, e.err)
+	if !e.erased || !errors.Is(err, ErrNotWritable) {
+		t.Errorf("import racing an erasure (raced: %v): %v, want ErrNotWritable", e.erased, err)
+	}
+	if st, err := tenants.Get(inner, to); err != nil || st.State != tenants.Erased {
+		t.Errorf("the target is %s (%v), want erased", st.State, err)
+	}
+	if err := remains(inner, storage.TenantRanges(to)); err != nil {
+		t.Error(err)
 	}
 }

@@ -41,8 +41,12 @@ const (
 // under which every key is rescoped by the authority
 // (storage.RescopeRow). The target must be provisioned and active in the
 // registry (tenants.ErrUnknownTenant, ErrNotActive) and hold no row in any
-// family (ErrTargetNotEmpty). Subsystems opened on e must not be using the
-// target tenant while it is imported.
+// family (ErrTargetNotEmpty). While it is imported, the subsystems' writes
+// to the target are refused (tenants.RequireWritable), and every batch of
+// the import requires the tenant still Importing
+// (tenants.RequireImporting): an erasure that begins meanwhile stops the
+// import, which fails with ErrNotWritable and leaves the tenant to the
+// erasure.
 func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Options) (Stats, error) {
 	if e == nil {
 		return Stats{}, fmt.Errorf("import: %w", storage.ErrNotOpen)
@@ -75,8 +79,13 @@ func Import(e storage.Engine, to storage.TenantScope, f io.ReadSeeker, opt Optio
 		err = w.flush(true)
 	}
 	if err != nil {
-		if werr := undoImport(e, to); werr != nil {
-			err = errors.Join(err, werr)
+		// An erasure that began meanwhile owns the tenant now: its
+		// deletion takes what the import wrote before it, and the rest
+		// was refused.
+		if !leaving(e, to) {
+			if werr := undoImport(e, to); werr != nil {
+				err = errors.Join(err, werr)
+			}
 		}
 		return Stats{}, fmt.Errorf("import into %s: %w", to, err)
 	}
@@ -179,11 +188,16 @@ func (w *importWriter) put(k storage.Key, v []byte) error {
 	return nil
 }
 
-// flush writes the batch. The last is durable and advances the tenant's
-// generation, so that every process drops what it cached of the tenant
-// while it was empty, this one at once. It holds fewer rows than the bound
-// (put flushes a full batch), so the counter does not take it past.
+// flush writes the batch, on the condition that the tenant's registry row
+// still says Importing (tenants.RequireImporting). The last is durable and
+// advances the tenant's generation, so that every process drops what it
+// cached of the tenant while it was empty, this one at once. It holds
+// fewer rows than the bound (put flushes a full batch), so the counter
+// does not take it past.
 func (w *importWriter) flush(last bool) error {
+	if err := tenants.RequireImporting(w.e, &w.b, w.to); err != nil {
+		return fmt.Errorf("write rows: %w", err)
+	}
 	var err error
 	if last {
 		err = storage.WriteInvalidating(w.e, w.to, func(b *storage.Batch) error {
@@ -194,7 +208,7 @@ func (w *importWriter) flush(last bool) error {
 		err = w.e.Write(&w.b)
 	}
 	if err != nil {
-		return fmt.Errorf("write rows: %w", err)
+		return fmt.Errorf("write rows: %w", tenants.Refused(w.e, w.to, err))
 	}
 	w.b.Reset()
 	w.bytes = 0

@@ -198,6 +198,10 @@ func eraseOverlapping(e storage.Engine, s *sources.Store, en ledger.Entry, opts 
 			switch {
 			case errors.Is(err, ErrNotFound):
 				continue
+			case errors.Is(err, ErrNotWritable) && leaving(e, en.Scope):
+				// The tenant's erasure began: every fact goes with it,
+				// and Resume finishes the erasure.
+				return nodes, edges, nil
 			case err != nil:
 				return nodes, edges, err
 			case kind == storage.IndexNode:

@@ -126,7 +126,7 @@ func (s *Store) Record(scope storage.TenantScope, sp Span, facts ...Fact) error 
 			return fmt.Errorf("record span %s: %w", sp, err)
 		}
 	}
-	if err := s.apply(scope, &batch, false); err != nil {
+	if err := s.apply(&batch, false); err != nil {
 		return fmt.Errorf("record span %s: %w", sp, err)
 	}
 	return nil

@@ -158,7 +158,7 @@ func (s *Store) write(scope storage.TenantScope, b Blob, src io.Reader) error {
 		value = appendChunk(value[:0], buf[:m])
 		batch.Put(storage.SourceChunkKey(scope, b.ID, i), value)
 		if pending += m; pending >= batchBytes {
-			if err := s.apply(scope, &batch, false); err != nil {
+			if err := s.apply(&batch, false); err != nil {
 				return fmt.Errorf("chunks to %d: %w", i, err)
 			}
 			batch.Reset()
@@ -169,7 +169,7 @@ func (s *Store) write(scope storage.TenantScope, b Blob, src io.Reader) error {
 		return ErrChanged
 	}
 	batch.Put(storage.SourceChunkKey(scope, b.ID, 0), head)
-	return s.apply(scope, &batch, true)
+	return s.apply(&batch, true)
 }
 
 // Stat returns the blob id of tenant s; ErrNoBlob if the tenant has

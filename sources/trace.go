@@ -129,7 +129,7 @@ func (s *Store) RecordTrace(scope storage.TenantScope, t Trace) (Trace, error) {
 	var b storage.Batch
 	b.RequireAbsent(k)
 	b.Put(k, appendTrace(nil, t))
-	err := s.apply(scope, &b, false)
+	err := s.apply(&b, false)
 	if errors.Is(err, storage.ErrConflict) {
 		if _, gerr := s.engine.Get(k); gerr == nil {
 			err = ErrTraceExists

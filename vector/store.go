@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync/atomic"
 
 	"github.com/google/uuid"
@@ -175,7 +174,8 @@ func (s *Store) WriteDurable(b *storage.Batch) error {
 // vectors of advanced in it (storage.WriteCounted: made again when
 // another writer advanced one meanwhile), so that the indexes of other
 // processes learn of it (memory.validate), and fenced on the registry row
-// of each of those tenants (tenants.RequireWritable): a tenant being
+// of every tenant it writes rows of, vectors or not
+// (tenants.RequireWritable): a tenant being
 // imported or erased is refused with tenants.ErrNotWritable, also when it
 // began after the batch was checked.
 func (s *Store) write(b *storage.Batch, durable bool) error {
@@ -183,13 +183,10 @@ func (s *Store) write(b *storage.Batch, durable bool) error {
 	// change until Write returns, as with Engine.Write.
 	rows := vectorRows(b)
 	keys := make([]indexKey, 0, len(rows))
-	var scopes []storage.TenantScope
 	for key := range rows {
 		keys = append(keys, key)
-		if !slices.Contains(scopes, key.scope) {
-			scopes = append(scopes, key.scope)
-		}
 	}
+	scopes := b.TenantScopes()
 	// The first attempt takes the sequences as this process last wrote or
 	// read them; an attempt they fail (another process wrote) reads them.
 	// The values an attempt expects are claimed (inflight.go) until the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"iter"
+	"slices"
 )
 
 // MutationKind says what a batch mutation does.
@@ -179,6 +180,30 @@ func (b *Batch) Len() int {
 		return 0
 	}
 	return len(b.mutations)
+}
+
+// TenantScopes returns the tenant scopes that the batch's mutations
+// (puts, deletes, range deletions) write, each once, in the order first
+// written; rows of the system scope are not a tenant's. A writer that
+// fences a batch on its tenants (tenants.RequireWritable) fences each of
+// them, whatever rows the batch was handed.
+func (b *Batch) TenantScopes() []TenantScope {
+	var scopes []TenantScope
+	for _, m := range b.All() {
+		var s TenantScope
+		switch {
+		case m.Kind == MutationDeleteRange && !m.Range.system && len(m.Range.lower) >= ScopeLen:
+			copy(s.p[:], m.Range.lower[:ScopeLen])
+		case m.Kind != MutationDeleteRange && m.Key.n&systemBit == 0:
+			copy(s.p[:], m.Key.b[:ScopeLen])
+		default:
+			continue
+		}
+		if !s.IsZero() && !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
+	return scopes
 }
 
 // Conditional reports whether the batch carries conditions.

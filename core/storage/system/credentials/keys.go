@@ -60,7 +60,12 @@ func activeTenant(r storage.Reader, scope storage.TenantScope) error {
 }
 
 // writeVersion writes a version of r's key at transaction time at,
-// durably; a first version requires that the key has no row yet.
+// durably; a first version requires that the key has no row yet. The
+// batch is fenced on the registry row of the key's tenant
+// (tenants.RequireWritable): the erasure of a tenant deletes its keys in
+// its own batch, and a key created or revoked after it checked the
+// tenant would otherwise land after that deletion, naming the erased
+// tenant.
 func writeVersion(e storage.Engine, r row, at time.Time, first bool) error {
 	ts := storage.TimestampOf(at)
 	k := storage.SystemScope{}.CredentialKey(r.ID, format, storage.MinTimestamp, ts)
@@ -69,7 +74,10 @@ func writeVersion(e storage.Engine, r row, at time.Time, first bool) error {
 		b.RequireAbsent(k)
 	}
 	b.Put(k, encodeRow(r))
-	return e.WriteDurable(&b)
+	if err := tenants.RequireWritable(e, &b, r.Scope); err != nil {
+		return err
+	}
+	return tenants.Refused(e, r.Scope, e.WriteDurable(&b))
 }
 
 // latest returns the latest version of key id, or ErrUnknownKey.

@@ -38,20 +38,20 @@ func TestTenantMovesAreFenced(t *testing.T) {
 				t.Fatal(err)
 			}
 			first := jobqueue.JobMove{JobAddr: a, To: storage.JobQueued, Value: []byte("a")}
-			if err := jobqueue.ApplyTenantMoves(e, false, scope, "test", key, first); err != nil {
+			if err := jobqueue.ApplyTenantMoves(e, false, "test", key, first); err != nil {
 				t.Fatal(err)
 			}
 			racing := &storagetest.RacingWriter{Engine: e}
 			var changeErr error
 			racing.Arm(func() { changeErr = tenants.SetState(e, scope, state) })
-			err := jobqueue.ApplyTenantMoves(racing, false, scope, "test", key, m)
+			err := jobqueue.ApplyTenantMoves(racing, false, "test", key, m)
 			if changeErr != nil {
 				t.Fatal(changeErr)
 			}
 			if !errors.Is(err, storage.ErrTenantNotWritable) {
 				t.Errorf("%s of a job as the tenant became %s: %v, want ErrTenantNotWritable", m.To, state, err)
 			}
-			if err := jobqueue.ApplyTenantMoves(e, false, scope, "test", key, m); !errors.Is(err, storage.ErrTenantNotWritable) {
+			if err := jobqueue.ApplyTenantMoves(e, false, "test", key, m); !errors.Is(err, storage.ErrTenantNotWritable) {
 				t.Errorf("%s of a job in a tenant %s: %v, want ErrTenantNotWritable", m.To, state, err)
 			}
 			for _, s := range []storage.JobState{storage.JobQueued, storage.JobLeased} {
@@ -72,7 +72,7 @@ func TestTenantMovesAreFenced(t *testing.T) {
 	e := storage.NewMemoryEngine()
 	t.Cleanup(func() { _ = e.Close() })
 	unknown := jobTenant(t, 2)
-	if err := jobqueue.ApplyTenantMoves(e, false, unknown, "test", tenantKey(unknown), add); err != nil {
+	if err := jobqueue.ApplyTenantMoves(e, false, "test", tenantKey(unknown), add); err != nil {
 		t.Errorf("a job of a tenant the registry does not hold: %v", err)
 	}
 }

@@ -157,39 +157,34 @@ func WriteJobs(e storage.Engine, durable bool, moves ...JobMove) error {
 	return applyMoves(e, durable, "system", key, nil, moves...)
 }
 
-// ApplyTenantMoves applies moves to the queue of the tenant of scope as
-// one atomic batch, each recorded by AddJobMove with key(addr, state) the
-// job's key in a state, and fenced on the tenant's registry row
-// (tenants.RequireWritable): no job is added to or moved in a tenant
-// being imported or erased, whatever process checked it before. With
-// durable set the batch is on stable storage when ApplyTenantMoves
-// returns. queue names the queue in errors. It is the one write path of
-// the tenant queues.
-func ApplyTenantMoves(e storage.Engine, durable bool, scope storage.TenantScope, queue string, key func(JobAddr, storage.JobState) storage.Key, moves ...JobMove) error {
-	fence := func(b *storage.Batch) error { return tenants.RequireWritable(e, b, scope) }
-	return tenants.Refused(e, scope, applyMoves(e, durable, queue, key, fence, moves...))
+// ApplyTenantMoves applies moves to a tenant's queue as one atomic batch,
+// each recorded by AddJobMove with key(addr, state) the job's key in a
+// state, and fenced on the tenant's registry row (tenants.WriteFenced): no
+// job is added to or moved in a tenant being imported or erased, whatever
+// process checked it before. With durable set the batch is on stable
+// storage when ApplyTenantMoves returns. queue names the queue in errors.
+// It is the one write path of the tenant queues.
+func ApplyTenantMoves(e storage.Engine, durable bool, queue string, key func(JobAddr, storage.JobState) storage.Key, moves ...JobMove) error {
+	return applyMoves(e, durable, queue, key, func(b *storage.Batch) error { return tenants.WriteFenced(e, durable, b) }, moves...)
 }
 
-// applyMoves applies moves as one atomic batch, with the conditions that
-// fence adds, if set.
-func applyMoves(e storage.Engine, durable bool, queue string, key func(JobAddr, storage.JobState) storage.Key, fence func(*storage.Batch) error, moves ...JobMove) error {
+// applyMoves applies moves as one atomic batch, with write, if set, or
+// else the engine's Write or WriteDurable.
+func applyMoves(e storage.Engine, durable bool, queue string, key func(JobAddr, storage.JobState) storage.Key, write func(*storage.Batch) error, moves ...JobMove) error {
 	var b storage.Batch
 	for i, m := range moves {
 		if err := AddJobMove(&b, m, func(s storage.JobState) storage.Key { return key(m.JobAddr, s) }); err != nil {
 			return fmt.Errorf("write %s jobs: move %d: %w", queue, i, err)
 		}
 	}
-	if fence != nil {
-		if err := fence(&b); err != nil {
-			return fmt.Errorf("write %s jobs: %w", queue, err)
-		}
-	}
 	if err := b.Err(); err != nil {
 		return fmt.Errorf("write %s jobs: %w", queue, err)
 	}
-	write := e.Write
-	if durable {
-		write = e.WriteDurable
+	if write == nil {
+		write = e.Write
+		if durable {
+			write = e.WriteDurable
+		}
 	}
 	if err := write(&b); err != nil {
 		return fmt.Errorf("write %s jobs: %w", queue, err)

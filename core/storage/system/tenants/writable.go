@@ -1,6 +1,7 @@
 package tenants
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -23,18 +24,101 @@ import (
 // for it the condition fences nothing; provision the tenants that an
 // erasure must fence.
 func RequireWritable(r storage.Reader, b *storage.Batch, scope storage.TenantScope) error {
+	_, err := requireWritable(r, b, scope)
+	return err
+}
+
+// requireWritable is RequireWritable, returning the row the condition
+// requires: nil for a scope the registry does not hold.
+func requireWritable(r storage.Reader, b *storage.Batch, scope storage.TenantScope) ([]byte, error) {
 	t, v, err := get(r, scope)
 	k := storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(scope))
 	switch {
 	case errors.Is(err, ErrUnknownTenant):
 		b.RequireAbsent(k)
 	case err != nil:
-		return fmt.Errorf("check tenant %s: %w", scope, err)
+		return nil, fmt.Errorf("check tenant %s: %w", scope, err)
 	case t.State != Active:
-		return fmt.Errorf("tenant %s is %s: %w", scope, t.State, ErrNotWritable)
+		return nil, fmt.Errorf("tenant %s is %s: %w", scope, t.State, ErrNotWritable)
 	default:
 		b.RequireValue(k, v)
 	}
+	return v, b.Err()
+}
+
+// maxFencedAttempts bounds the attempts of WriteFenced that changes of
+// the registry rows keep refusing, each leaving the tenants writable.
+const maxFencedAttempts = 100
+
+// WriteFenced writes b, durably when asked, fenced on the registry row of
+// every tenant it writes rows of (RequireWritable, Batch.TenantScopes). A
+// change of a row that leaves its tenant writable (a scope provisioned
+// meanwhile, an import begun and undone) refuses the attempt, and b is
+// written again on the rows as they are now; a tenant no longer writable
+// is ErrNotWritable; a conflict on a condition of b's own (the rows
+// unchanged) is returned. b itself is not changed.
+func WriteFenced(e storage.Engine, durable bool, b *storage.Batch) error {
+	if e == nil {
+		return fmt.Errorf("write fenced: %w", storage.ErrNotOpen)
+	}
+	write := e.Write
+	if durable {
+		write = e.WriteDurable
+	}
+	scopes := b.TenantScopes()
+	rows := make([][]byte, len(scopes))
+	for range maxFencedAttempts {
+		var fenced storage.Batch
+		fenced.Append(b)
+		for i, scope := range scopes {
+			v, err := requireWritable(e, &fenced, scope)
+			if err != nil {
+				return err
+			}
+			rows[i] = v
+		}
+		err := write(&fenced)
+		if !errors.Is(err, storage.ErrConflict) {
+			return err
+		}
+		moved, merr := rowsMoved(e, scopes, rows)
+		if merr != nil || !moved {
+			return errors.Join(err, merr)
+		}
+	}
+	return fmt.Errorf("write fenced: %w", storage.ErrOvertaken)
+}
+
+// rowsMoved reports whether the registry row of any of scopes differs
+// from the one in rows.
+func rowsMoved(r storage.Reader, scopes []storage.TenantScope, rows [][]byte) (bool, error) {
+	for i, scope := range scopes {
+		_, v, err := get(r, scope)
+		if err != nil && !errors.Is(err, ErrUnknownTenant) {
+			return false, fmt.Errorf("check tenant %s: %w", scope, err)
+		}
+		if !bytes.Equal(v, rows[i]) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// RequireImporting makes b conditional on the registry row of scope still
+// holding, when the engine applies b, what r holds now, and fails with
+// ErrNotWritable unless that row says the tenant is Importing. The
+// batches of an import carry it: an erasure may begin while an import
+// runs (Importing may become Erasing), and the import's later batches are
+// then refused rather than landing after the erasure's deletion.
+func RequireImporting(r storage.Reader, b *storage.Batch, scope storage.TenantScope) error {
+	t, v, err := get(r, scope)
+	switch {
+	case err != nil:
+		return fmt.Errorf("check tenant %s: %w", scope, err)
+	case t.State != Importing:
+		return fmt.Errorf("tenant %s is %s: %w", scope, t.State, ErrNotWritable)
+	}
+	b.RequireValue(storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(scope)), v)
 	return b.Err()
 }
 

@@ -91,3 +91,67 @@ func TestRequireWritable(t *testing.T) {
 		}
 	})
 }
+
+// TestWriteFenced checks WriteFenced's attempts: a batch whose own
+// condition fails is refused once with ErrConflict, not made again; a
+// batch of a tenant provisioned meanwhile lands; one of a tenant that
+// began its erasure meanwhile is ErrNotWritable; b itself never carries
+// the fence.
+func TestWriteFenced(t *testing.T) {
+	inner := storage.NewMemoryEngine()
+	t.Cleanup(func() { _ = inner.Close() })
+	e := &storagetest.RacingWriter{Engine: inner}
+	row := func(s storage.TenantScope, n byte) storage.Key { return storage.SourceChunkKey(s, uuid.UUID{n}, 0) }
+	a, b := scopeN(t, 1), scopeN(t, 2)
+
+	var own storage.Batch
+	own.RequireValue(row(a, 1), []byte("never written"))
+	own.Put(row(a, 2), []byte("x"))
+	if err := WriteFenced(e, false, &own); !errors.Is(err, storage.ErrConflict) {
+		t.Errorf("a batch whose own condition fails: %v, want ErrConflict", err)
+	}
+	n := 0
+	for range own.Conditions() {
+		n++
+	}
+	if n != 1 {
+		t.Errorf("the batch carries %d conditions after WriteFenced, want its own 1", n)
+	}
+
+	var late storage.Batch
+	late.Put(row(a, 3), []byte("lands"))
+	e.Arm(func() {
+		if err := Provision(inner, a, "late"); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := WriteFenced(e, true, &late); err != nil {
+		t.Errorf("a batch of a tenant provisioned meanwhile: %v", err)
+	}
+	if _, err := inner.Get(row(a, 3)); err != nil {
+		t.Errorf("its row: %v", err)
+	}
+
+	if err := Provision(inner, b, "leaving"); err != nil {
+		t.Fatal(err)
+	}
+	var leaving storage.Batch
+	leaving.Put(row(a, 4), []byte("a"))
+	leaving.Put(row(b, 4), []byte("b"))
+	e.Arm(func() {
+		if err := SetState(inner, b, Erasing); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := WriteFenced(e, false, &leaving); !errors.Is(err, ErrNotWritable) {
+		t.Errorf("a batch of two tenants, one erasing meanwhile: %v, want ErrNotWritable", err)
+	}
+	for _, k := range []storage.Key{row(a, 4), row(b, 4)} {
+		if _, err := inner.Get(k); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("a row of the refused batch landed: %v", err)
+		}
+	}
+	if err := WriteFenced(nil, false, &leaving); !errors.Is(err, storage.ErrNotOpen) {
+		t.Errorf("no engine: %v", err)
+	}
+}
