@@ -24,8 +24,12 @@ import (
 // This is physical erasure: the caller writes b durably
 // (telha.dev/lifecycle records it in the erasure ledger and compacts).
 // Nothing is written here. It reads the rows through r, not through a
-// Store, so it does not serialise with Store.Record: quiesce the tenant's
-// writers, as for any erasure.
+// Store, so it does not serialise with Store.Record; instead each span row
+// it rewrites is required to hold still what it read, as Record requires
+// of the rows it merges: of an erasure and a Record of one span, in any
+// processes, the one that lands second is refused (the erasure with
+// storage.ErrConflict, to run again) or made again (Record), never
+// written over what the other wrote.
 func AddNodeErasure(r storage.Reader, b *storage.Batch, scope storage.TenantScope, id uuid.UUID, edges ...uuid.UUID) (int, error) {
 	if scope.IsZero() {
 		return 0, fmt.Errorf("erase spans of %s: %w", id, storage.ErrNilScope)
@@ -83,6 +87,7 @@ func addSpanRewrite(r storage.Reader, b *storage.Batch, scope storage.TenantScop
 	if err != nil {
 		return false, fmt.Errorf("span %s: %w", sp, err)
 	}
+	b.RequireValue(k, v)
 	kept := slices.DeleteFunc(facts, func(f Fact) bool { return erased[f.ID] })
 	if len(kept) == 0 {
 		b.Delete(k)

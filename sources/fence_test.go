@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"telha.dev/core/storage"
 	"telha.dev/core/storage/storagetest"
 	"telha.dev/core/storage/system/tenants"
@@ -72,5 +74,40 @@ func TestWritesRacingARegistryChange(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRecordRacingAnotherProcess records a fact of a span while another
+// process's store records another fact of the same span, between the
+// first's read of the span's row and its batch: both facts must be kept,
+// in the span's row and in each fact's reverse row.
+func TestRecordRacingAnotherProcess(t *testing.T) {
+	inner := storage.NewMemoryEngine()
+	t.Cleanup(func() { _ = inner.Close() })
+	e := &storagetest.RacingWriter{Engine: inner}
+	scope := storagetest.TenantScope(t)
+	mine, theirs := sources.Open(e, sources.Options{}), sources.Open(inner, sources.Options{})
+	b, _, err := mine.IngestBytes(scope, []byte("Alice knows Bob."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := sources.Span{Source: b.ID, Start: 0, End: 5}
+	a, c := sources.Fact{Kind: storage.IndexNode, ID: uuid.UUID{1}, TxStart: 1}, sources.Fact{Kind: storage.IndexNode, ID: uuid.UUID{2}, TxStart: 1}
+	var raceErr error
+	e.Arm(func() { raceErr = theirs.Record(scope, sp, c) })
+	if err := mine.Record(scope, sp, a); err != nil {
+		t.Fatal(err)
+	}
+	if raceErr != nil {
+		t.Fatal(raceErr)
+	}
+	ps, err := mine.Facts(scope, b.ID, 0, 5)
+	if err != nil || len(ps) != 1 || len(ps[0].Facts) != 2 {
+		t.Errorf("facts of the span = %+v, %v; want both facts", ps, err)
+	}
+	for _, f := range []sources.Fact{a, c} {
+		if ps, err := mine.Passages(scope, f.ID); err != nil || len(ps) != 1 {
+			t.Errorf("passages of fact %s = %+v, %v; want the span", f.ID, ps, err)
+		}
 	}
 }

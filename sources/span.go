@@ -116,24 +116,41 @@ func (s *Store) Record(scope storage.TenantScope, sp Span, facts ...Fact) error 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for attempt := 1; ; attempt++ {
+		err := s.record(scope, sp, facts)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, storage.ErrConflict) || attempt == maxRecordAttempts {
+			return fmt.Errorf("record span %s: %w", sp, err)
+		}
+	}
+}
+
+// maxRecordAttempts bounds the attempts of one Record that other
+// processes' writes of the same rows keep overtaking.
+const maxRecordAttempts = 100
+
+// record makes one attempt of Record: each row merged with what it holds,
+// on the condition that it still holds that, so that a row another process
+// rewrote meanwhile (its own Record, an entity erasure) is read again
+// rather than overwritten with what it held before.
+func (s *Store) record(scope storage.TenantScope, sp Span, facts []Fact) error {
 	var batch storage.Batch
 	if err := s.merge(&batch, storage.SpanKey(scope, sp.Source, sp.Start, sp.End), facts); err != nil {
-		return fmt.Errorf("record span %s: %w", sp, err)
+		return err
 	}
 	for id := range factIDs(facts) {
 		mine := slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return f.ID != id })
 		if err := s.merge(&batch, storage.FactSpanKey(scope, id, sp.Source, sp.Start, sp.End), mine); err != nil {
-			return fmt.Errorf("record span %s: %w", sp, err)
+			return err
 		}
 	}
-	if err := s.apply(&batch, false); err != nil {
-		return fmt.Errorf("record span %s: %w", sp, err)
-	}
-	return nil
+	return s.apply(&batch, false)
 }
 
 // merge adds to b the row k holding its stored facts and facts, sorted and
-// distinct.
+// distinct, on the condition that k still holds what it was read with.
 func (s *Store) merge(b *storage.Batch, k storage.Key, facts []Fact) error {
 	v, err := s.engine.Get(k)
 	var old []Fact
@@ -142,7 +159,10 @@ func (s *Store) merge(b *storage.Batch, k storage.Key, facts []Fact) error {
 		if old, err = decodeFacts(v); err != nil {
 			return err
 		}
-	case !errors.Is(err, storage.ErrNotFound):
+		b.RequireValue(k, v)
+	case errors.Is(err, storage.ErrNotFound):
+		b.RequireAbsent(k)
+	default:
 		return err
 	}
 	all := append(old, facts...)
