@@ -263,7 +263,7 @@ func analyze(o *options) (*results, string, error) {
 	}
 	flags = append(flags, o.analyzerFlags...)
 
-	unlock, err := lockRuns(ws.env["GOCACHE"])
+	unlock, err := lockRuns(ws.env["GOCACHE"], o.trace)
 	if err != nil {
 		return nil, "", err
 	}

@@ -16,8 +16,8 @@ const runLockName = "run.lock"
 // lockRuns takes an exclusive lock (flock(2)) that keeps other telhavet
 // runs on the same go command cache from running go vet while this one
 // does, and returns the function that releases it; with the go command's
-// cache off it takes none. A run that finds the lock held says so on
-// stderr and waits.
+// cache off it takes none. A run that finds the lock held waits, and says
+// so in the -x trace (with trace set).
 //
 // go vet keeps a package's result in the go command's cache as two
 // entries, its facts and then its printed output, and takes a cached
@@ -27,7 +27,7 @@ const runLockName = "run.lock"
 // earlier's facts before their output was stored, losing the package's
 // findings and the inventory record that tells the driver its files were
 // analyzed.
-func lockRuns(gocache string) (func() error, error) {
+func lockRuns(gocache string, trace bool) (func() error, error) {
 	if gocache == "" || gocache == "off" {
 		return func() error { return nil }, nil
 	}
@@ -38,7 +38,9 @@ func lockRuns(gocache string) (func() error, error) {
 	l := flock.New(filepath.Join(dir, runLockName))
 	ok, err := l.TryLock()
 	if err == nil && !ok {
-		fmt.Fprintf(os.Stderr, "telhavet: waiting for another telhavet run on %s\n", gocache)
+		if trace {
+			fmt.Fprintf(os.Stderr, "# waiting for another telhavet run on %s\n", gocache)
+		}
 		err = l.Lock()
 	}
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 )
 
 // TestRunsTakeTurns holds the lock of the go command cache while telhavet
-// starts: the run must say that it waits, run no go vet until the lock is
-// released, and then finish as usual.
+// starts: the run must say in its -x trace that it waits, run no go vet
+// until the lock is released, and then finish as usual.
 func TestRunsTakeTurns(t *testing.T) {
 	t.Parallel()
 	bin := buildTelhavet(t)
@@ -26,7 +26,7 @@ func TestRunsTakeTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockRuns(strings.TrimSpace(string(out)))
+	unlock, err := lockRuns(strings.TrimSpace(string(out)), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestRunsTakeTurns(t *testing.T) {
 	cmd := exec.Command(bin, "-x", "./...")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
-	stderr := &signalingBuffer{wait: "telhavet: waiting for another telhavet run on ", seen: make(chan string)}
+	stderr := &signalingBuffer{wait: "# waiting for another telhavet run on ", seen: make(chan string)}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
