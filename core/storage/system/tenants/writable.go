@@ -31,14 +31,23 @@ func RequireWritable(r storage.Reader, b *storage.Batch, scope storage.TenantSco
 // requireWritable is RequireWritable, returning the row the condition
 // requires: nil for a scope the registry does not hold.
 func requireWritable(r storage.Reader, b *storage.Batch, scope storage.TenantScope) ([]byte, error) {
+	return requireState(r, b, scope, Active)
+}
+
+// requireState makes b conditional on the registry row of scope holding
+// still what r holds now, and fails with ErrNotWritable unless that row
+// says the tenant is in state want. Only a writer of Active tenants may
+// write a scope the registry does not hold, on the condition that it
+// still holds none. It returns the row the condition requires.
+func requireState(r storage.Reader, b *storage.Batch, scope storage.TenantScope, want State) ([]byte, error) {
 	t, v, err := get(r, scope)
 	k := storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(scope))
 	switch {
-	case errors.Is(err, ErrUnknownTenant):
+	case errors.Is(err, ErrUnknownTenant) && want == Active:
 		b.RequireAbsent(k)
 	case err != nil:
 		return nil, fmt.Errorf("check tenant %s: %w", scope, err)
-	case t.State != Active:
+	case t.State != want:
 		return nil, fmt.Errorf("tenant %s is %s: %w", scope, t.State, ErrNotWritable)
 	default:
 		b.RequireValue(k, v)
@@ -111,15 +120,8 @@ func rowsMoved(r storage.Reader, scopes []storage.TenantScope, rows [][]byte) (b
 // runs (Importing may become Erasing), and the import's later batches are
 // then refused rather than landing after the erasure's deletion.
 func RequireImporting(r storage.Reader, b *storage.Batch, scope storage.TenantScope) error {
-	t, v, err := get(r, scope)
-	switch {
-	case err != nil:
-		return fmt.Errorf("check tenant %s: %w", scope, err)
-	case t.State != Importing:
-		return fmt.Errorf("tenant %s is %s: %w", scope, t.State, ErrNotWritable)
-	}
-	b.RequireValue(storage.SystemScope{}.TenantRecordKey(storage.TenantRecordID(scope)), v)
-	return b.Err()
+	_, err := requireState(r, b, scope, Importing)
+	return err
 }
 
 // Refused returns err, unless err is the storage.ErrConflict of a batch
